@@ -1,0 +1,107 @@
+"""Benchmarks (not tests): ``python -m carcassonne_env.bench {engine,env} [options]``.
+
+``engine`` plays random games on the engine: at every decision the agent picks uniformly among
+all legal actions of that decision. Last line:
+``engine: <games/s> games/s, <decisions/s> decisions/s, <mean decisions/game> decisions/game``.
+
+``env`` steps the PettingZoo AEC env with random legal actions, building the observation and
+mask at every ``last()``. Last line:
+``env: <steps/s> steps/s (last()+step() with observation and mask)``.
+
+``--profile`` prints the top of a cProfile of the run before the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from .engine import Game, GameConfig
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(n for n in text.split(",") if n)
+
+
+def _config(args: argparse.Namespace) -> GameConfig:
+    tile_sets = _names(args.tiles) if args.tiles else None
+    return GameConfig(players=args.players, expansions=_names(args.expansions), tile_sets=tile_sets)
+
+
+def bench_engine(config: GameConfig, games: int, seed: int) -> tuple[float, int]:
+    """Seconds and decisions for ``games`` uniformly random games."""
+    rng = random.Random(seed)
+    decisions = 0
+    start = time.perf_counter()
+    for g in range(games):
+        game = Game(config, seed=seed + g)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+    return time.perf_counter() - start, decisions
+
+
+def bench_env(config: GameConfig, games: int, seed: int) -> tuple[float, int]:
+    """Seconds and AEC steps for ``games`` random games through ``last()`` + ``step()``."""
+    import numpy as np
+
+    from .env import raw_env
+
+    env = raw_env(**config.to_dict())
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return time.perf_counter() - start, steps
+
+
+def _run(fn: Callable[[], tuple[float, int]], profile: bool) -> tuple[float, int]:
+    if not profile:
+        return fn()
+    profiler = cProfile.Profile()
+    result = profiler.runcall(fn)
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(15)
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("target", choices=("engine", "env"))
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--tiles", default="", help="comma-separated tile sets (default: base + expansions')")
+    parser.add_argument("--expansions", default="", help="comma-separated expansions")
+    parser.add_argument("--games", type=int, default=None, help="games to play (default 300 engine, 50 env)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args(argv)
+    config = _config(args)
+    if args.target == "engine":
+        games = args.games or 300
+        seconds, decisions = _run(lambda: bench_engine(config, games, args.seed), args.profile)
+        print(
+            f"engine: {games / seconds:.1f} games/s, {decisions / seconds:.0f} decisions/s, "
+            f"{decisions / games:.1f} decisions/game"
+        )
+    else:
+        games = args.games or 50
+        seconds, steps = _run(lambda: bench_env(config, games, args.seed), args.profile)
+        print(f"env: {steps / seconds:.0f} steps/s (last()+step() with observation and mask)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The Carcassonne rules engine: numpy and the standard library only (no RL imports).
+
+>>> from carcassonne_env.engine import Game, GameConfig
+>>> game = Game(GameConfig(players=2), seed=7)
+>>> game.phase.name, len(game.legal_actions()) > 0
+('PLACE', True)
+"""
+
+from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
+from .capture_area import CaptureRules, capture_area
+from .config import ConfigError, GameConfig
+from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile
+from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType, load_catalogue
+from .tower import TowerState
+
+__all__ = [
+    "FOLLOWERS_PER_PLAYER",
+    "TOWER_TOP_SLOT",
+    "Action",
+    "ActionKind",
+    "CaptureRules",
+    "CatalogueError",
+    "ConfigError",
+    "Feature",
+    "FloorColour",
+    "Follower",
+    "Game",
+    "GameConfig",
+    "GameRecord",
+    "IllegalActionError",
+    "Phase",
+    "PlacedTile",
+    "SegmentKind",
+    "Terrain",
+    "TileCatalogue",
+    "TileType",
+    "TowerState",
+    "capture_area",
+    "load_catalogue",
+]

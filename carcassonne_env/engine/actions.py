@@ -1,0 +1,132 @@
+"""Actions and decision phases (RULES.md §5).
+
+An :class:`Action` is a plain named tuple ``(kind, x, y, arg)`` so that legal-action lists are cheap
+to build and actions serialise as JSON lists:
+
+============  =================  ============================================
+kind          (x, y)             arg
+============  =================  ============================================
+PLACE         target position    rotation 0..3 (C2)
+DEPLOY        placed tile        segment slot on that tile
+FLOOR         foundation         floor colour (:class:`FloorColour`)
+TOWER_TOP     tower              0
+CAPTURE       follower position  segment slot, or :data:`TOWER_TOP_SLOT`
+NO_CAPTURE    0, 0               0
+RANSOM        0, 0               the captor paid (seat)
+PASS          0, 0               0
+============  =================  ============================================
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+__all__ = [
+    "TOWER_TOP_SLOT",
+    "Action",
+    "ActionKind",
+    "FloorColour",
+    "IllegalActionError",
+    "Phase",
+]
+
+#: Slot of a follower standing on top of a tower (R42).
+TOWER_TOP_SLOT: Final = -1
+
+
+class ActionKind(IntEnum):
+    PLACE = 0
+    DEPLOY = 1
+    FLOOR = 2
+    TOWER_TOP = 3
+    CAPTURE = 4
+    NO_CAPTURE = 5
+    RANSOM = 6
+    PASS = 7
+
+
+class FloorColour(IntEnum):
+    """Colour of a tower floor (R51). Without Black Tower every floor is NORMAL."""
+
+    NORMAL = 0
+    BLACK = 1
+    WHITE = 2
+
+
+class Phase(IntEnum):
+    """The decision the current player faces (T2, T3, T4), or the end of the game."""
+
+    PLACE = 0
+    ACTION = 1
+    CAPTURE = 2
+    GAME_OVER = 3
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the message says why."""
+
+
+class Action(NamedTuple):
+    kind: ActionKind
+    x: int = 0
+    y: int = 0
+    arg: int = 0
+
+    @classmethod
+    def place(cls, x: int, y: int, rotation: int) -> Action:
+        return cls(ActionKind.PLACE, x, y, rotation)
+
+    @classmethod
+    def deploy(cls, x: int, y: int, slot: int) -> Action:
+        return cls(ActionKind.DEPLOY, x, y, slot)
+
+    @classmethod
+    def floor(cls, x: int, y: int, colour: FloorColour = FloorColour.NORMAL) -> Action:
+        return cls(ActionKind.FLOOR, x, y, colour)
+
+    @classmethod
+    def tower_top(cls, x: int, y: int) -> Action:
+        return cls(ActionKind.TOWER_TOP, x, y, 0)
+
+    @classmethod
+    def capture(cls, x: int, y: int, slot: int) -> Action:
+        return cls(ActionKind.CAPTURE, x, y, slot)
+
+    @classmethod
+    def ransom(cls, captor: int) -> Action:
+        return cls(ActionKind.RANSOM, 0, 0, captor)
+
+    @classmethod
+    def coerce(cls, data: Sequence[int]) -> Action:
+        """An Action from any (kind, x, y, arg) sequence of ints, e.g. a JSON list.
+
+        Raises IllegalActionError naming what is malformed.
+        """
+        try:
+            kind, x, y, arg = data
+            return cls(ActionKind(int(kind)), int(x), int(y), int(arg))
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"malformed action {data!r}: expected (kind, x, y, arg) ints") from None
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k is ActionKind.PLACE:
+            return f"PLACE ({self.x},{self.y}) rot {self.arg}"
+        if k is ActionKind.DEPLOY:
+            return f"DEPLOY ({self.x},{self.y}) slot {self.arg}"
+        if k is ActionKind.FLOOR:
+            return f"FLOOR ({self.x},{self.y}) {FloorColour(self.arg).name.lower()}"
+        if k is ActionKind.TOWER_TOP:
+            return f"TOWER_TOP ({self.x},{self.y})"
+        if k is ActionKind.CAPTURE:
+            slot = "top" if self.arg == TOWER_TOP_SLOT else f"slot {self.arg}"
+            return f"CAPTURE ({self.x},{self.y}) {slot}"
+        if k is ActionKind.RANSOM:
+            return f"RANSOM to player {self.arg}"
+        return k.name
+
+
+PASS: Final = Action(ActionKind.PASS)
+NO_CAPTURE: Final = Action(ActionKind.NO_CAPTURE)

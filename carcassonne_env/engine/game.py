@@ -1,0 +1,838 @@
+"""The game: turn phases, legal actions, apply, scoring, clone and serialisation (RULES.md §1, §5).
+
+State layout (all plain Python lists and dicts of ints, because this engine's hot path is scalar
+access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copies them shallowly):
+
+* the board: ``_board`` maps a packed position (see :mod:`.geometry`) to the placement index of
+  its tile; per placement index ``_tile_pos``, ``_tile_type``, ``_tile_rot``, ``_tile_base`` (the
+  union-find node of the tile's segment 0: segment ``s`` is node ``base + s``);
+* the frontier: ``_frontier`` maps each empty position next to a tile to the terrains its edges
+  must show, packed two bits per edge like ``TileType.edge_code``;
+* features: one union-find node per placed segment (R6). The root of a feature keeps its totals:
+  ``_open`` (open edges, R8), ``_tiles`` (a bitmask of placement indices, so ``bit_count`` is the
+  size of R7), ``_pennants``, ``_occupants`` (followers on it) and, for fields, ``_adj`` (a
+  bitmask of bordering city nodes, R28). A road or city is complete when ``_open`` reaches 0
+  (R19); nothing is ever flood-filled;
+* followers on segments: ``_followers`` maps a node to its owner.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
+from .config import GameConfig
+from .expansion import Expansion, ExpansionState
+from .geometry import AREA, DELTAS, OFFSET, RING, pack, unpack
+from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
+
+__all__ = ["FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "PlacedTile"]
+
+#: Followers each player owns (R2).
+FOLLOWERS_PER_PLAYER = 7
+FORMAT = "carcassonne_env/game"
+FORMAT_VERSION = 1
+
+_CITY = SegmentKind.CITY
+_ROAD = SegmentKind.ROAD
+_FIELD = SegmentKind.FIELD
+_MONASTERY = SegmentKind.MONASTERY
+
+#: Cached PLACE actions per packed position (one per rotation): legal lists reuse these objects.
+_PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
+#: Cached DEPLOY actions per packed position, one per segment slot.
+_DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
+
+
+def _place_actions_at(p: int) -> tuple[Action, Action, Action, Action]:
+    x, y = unpack(p)
+    acts = (Action(ActionKind.PLACE, x, y, 0), Action(ActionKind.PLACE, x, y, 1),
+            Action(ActionKind.PLACE, x, y, 2), Action(ActionKind.PLACE, x, y, 3))
+    _PLACE_CACHE[p] = acts
+    return acts
+
+
+def _deploy_actions_at(p: int) -> tuple[Action, ...]:
+    x, y = unpack(p)
+    acts = tuple(Action(ActionKind.DEPLOY, x, y, s) for s in range(load_catalogue().max_segments))
+    _DEPLOY_CACHE[p] = acts
+    return acts
+
+
+class PlacedTile(NamedTuple):
+    x: int
+    y: int
+    tile: TileType
+    rotation: int
+
+
+class Follower(NamedTuple):
+    """A follower on a segment: ``slot`` is the segment's index on the tile at (x, y)."""
+
+    x: int
+    y: int
+    slot: int
+    owner: int
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature as the rules see it (R6–R8): derived on request, never stored."""
+
+    kind: SegmentKind
+    positions: frozenset[tuple[int, int]]
+    pennants: int
+    open_edges: int
+    followers: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.positions)
+
+    @property
+    def complete(self) -> bool:
+        """Roads and cities complete at 0 open edges (R19); see ``Game.monastery_complete``."""
+        return self.kind in (SegmentKind.CITY, SegmentKind.ROAD) and self.open_edges == 0
+
+
+def _check_coords(x: int, y: int) -> int:
+    if not (-OFFSET < x < OFFSET and -OFFSET < y < OFFSET):
+        raise IllegalActionError(f"position ({x},{y}) is outside the board's coordinate range")
+    return pack(x, y)
+
+
+class Game:
+    """One game of Carcassonne with the configured expansions.
+
+    Create it from a seed (the tile pile is shuffled by ``np.random.default_rng(seed)``) or from an
+    explicit ``tile_order`` of tile ids. The start tile is placed at (0,0) rotation 0 (R4) and the
+    first player's tile is drawn, so the game starts in ``Phase.PLACE``.
+    """
+
+    def __init__(
+        self,
+        config: GameConfig | None = None,
+        *,
+        seed: int | None = None,
+        tile_order: Sequence[str] | None = None,
+    ) -> None:
+        config = config or GameConfig()
+        catalogue = load_catalogue()
+        if seed is not None and tile_order is not None:
+            raise ValueError("give a seed or a tile_order, not both")
+        if tile_order is None:
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy) % (1 << 63)
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int, got {seed!r}")
+            seed = int(seed)
+            pile = [
+                t for s in config.tile_sets or () for t in catalogue.sets[s]
+                for _ in range(t.count - t.is_start)
+            ]
+            order = np.random.default_rng(seed).permutation(len(pile))
+            pile = [pile[i] for i in order]
+        else:
+            allowed = {t.id for s in config.tile_sets or () for t in catalogue.sets[s]}
+            for tid in tile_order:
+                if tid not in allowed:
+                    raise ValueError(f"tile_order: {tid!r} is not a tile of the sets {config.tile_sets}")
+            pile = [catalogue.by_id[tid] for tid in tile_order]
+        self._init_empty(config, catalogue, seed, pile, seed is None)
+        self._put_tile(catalogue.start, pack(0, 0), 0)
+        self._draw()
+
+    def _init_empty(
+        self,
+        config: GameConfig,
+        catalogue: TileCatalogue,
+        seed: int | None,
+        pile: list[TileType],
+        explicit_order: bool,
+    ) -> None:
+        n = config.players
+        self._config = config
+        self._catalogue = catalogue
+        self._seed = seed
+        self._explicit_order = explicit_order
+        self._pile = pile
+        self._drawn = 0
+        self._remaining = [0] * len(catalogue.types)
+        for t in pile:
+            self._remaining[t.index] += 1
+        self._discarded: list[TileType] = []
+        self._board: dict[int, int] = {}
+        self._tile_pos: list[int] = []
+        self._tile_type: list[TileType] = []
+        self._tile_rot: list[int] = []
+        self._tile_base: list[int] = []
+        self._frontier: dict[int, int] = {}
+        self._monasteries: dict[int, int] = {}
+        self._parent: list[int] = []
+        self._kind: list[SegmentKind] = []
+        self._node_tile: list[int] = []
+        self._open: list[int] = []
+        self._tiles: list[int] = []
+        self._pennants: list[int] = []
+        self._occupants: list[int] = []
+        self._adj: list[int] = []
+        self._followers: dict[int, int] = {}
+        self._supply = [FOLLOWERS_PER_PLAYER] * n
+        self._scores = [0] * n
+        self._current = 0
+        self._turn = 0
+        self._phase = Phase.PLACE
+        self._tile: TileType | None = None
+        self._completed: list[int] = []
+        self._legal: list[Action] | None = None
+        self._decision_owner: Expansion | None = None
+        self._history: list[Action] = []
+        self._start_position: dict[str, Any] | None = None
+        self._assemble_expansions()
+        self._ext: dict[str, ExpansionState] = {}
+        for e in self._expansions:
+            state = e.new_state(self)
+            if state is not None:
+                self._ext[e.name] = state
+
+    def _assemble_expansions(self) -> None:
+        """The one place that turns the config's expansion names into hooks."""
+        from .registry import build_expansions
+
+        self._expansions: tuple[Expansion, ...] = build_expansions(self._config, self._catalogue)
+        exps = self._expansions
+        self._placed_hooks = tuple(e.on_tile_placed for e in exps if e.overrides("on_tile_placed"))
+        self._option_hooks = tuple(e.add_action_options for e in exps if e.overrides("add_action_options"))
+        self._scoring_hooks = tuple(e.before_scoring for e in exps if e.overrides("before_scoring"))
+        self._figure_sources = tuple(e.board_figures for e in exps if e.overrides("board_figures"))
+        self._action_owner: dict[ActionKind, Expansion] = {k: e for e in exps for k in e.action_kinds}
+
+    # ------------------------------------------------------------------ public read API
+    @property
+    def config(self) -> GameConfig:
+        return self._config
+
+    @property
+    def catalogue(self) -> TileCatalogue:
+        return self._catalogue
+
+    @property
+    def num_players(self) -> int:
+        return self._config.players
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase is Phase.GAME_OVER
+
+    @property
+    def current_player(self) -> int:
+        """The player who makes the current decision (the last mover once the game is over)."""
+        return self._current
+
+    @property
+    def turn(self) -> int:
+        """Number of turns begun so far, counting from 0 for the first player's first turn."""
+        return self._turn
+
+    @property
+    def current_tile(self) -> TileType | None:
+        """The tile drawn this turn (None once the game is over)."""
+        return self._tile
+
+    @property
+    def placed_position(self) -> tuple[int, int] | None:
+        """Where this turn's tile went, during T3/T4; None otherwise."""
+        if self._phase in (Phase.ACTION, Phase.CAPTURE):
+            return unpack(self._tile_pos[-1])
+        return None
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._scores)
+
+    @property
+    def supply(self) -> tuple[int, ...]:
+        """Followers in each player's supply."""
+        return tuple(self._supply)
+
+    @property
+    def tiles_left(self) -> int:
+        return len(self._pile) - self._drawn
+
+    @property
+    def remaining_counts(self) -> tuple[int, ...]:
+        """Tiles still in the pile, per catalogue index: public information (R4)."""
+        return tuple(self._remaining)
+
+    @property
+    def discarded(self) -> tuple[TileType, ...]:
+        """Tiles removed from the game as unplaceable (R13), in order."""
+        return tuple(self._discarded)
+
+    @property
+    def tiles_placed(self) -> int:
+        return len(self._tile_pos)
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        return tuple(self._history)
+
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    def winners(self) -> tuple[int, ...]:
+        """Players with the highest score; a tie is a shared win (R30). Only after the game."""
+        if not self.is_over:
+            raise RuntimeError("the game is not over")
+        best = max(self._scores)
+        return tuple(p for p, s in enumerate(self._scores) if s == best)
+
+    def expansion_state(self, name: str) -> Any:
+        """The mutable state object of an enabled expansion (e.g. ``"tower"``)."""
+        try:
+            return self._ext[name]
+        except KeyError:
+            raise KeyError(f"expansion {name!r} has no state in this game") from None
+
+    def tiles(self) -> list[PlacedTile]:
+        """Placed tiles in placement order (the start tile first)."""
+        return [
+            PlacedTile(*unpack(p), t, r)
+            for p, t, r in zip(self._tile_pos, self._tile_type, self._tile_rot, strict=True)
+        ]
+
+    def tile_at(self, x: int, y: int) -> PlacedTile | None:
+        i = self._board.get(pack(x, y))
+        if i is None:
+            return None
+        return PlacedTile(x, y, self._tile_type[i], self._tile_rot[i])
+
+    def followers(self) -> list[Follower]:
+        """Followers on segments (tower tops are in the tower state)."""
+        out = []
+        for node, owner in self._followers.items():
+            i = self._node_tile[node]
+            x, y = unpack(self._tile_pos[i])
+            out.append(Follower(x, y, node - self._tile_base[i], owner))
+        return out
+
+    def board_figures(self) -> list[tuple[int, int, int]]:
+        """(x, y, owner) of followers that stand on the board but on no segment (tower tops)."""
+        return [(*unpack(p), o) for source in self._figure_sources for p, o in source(self)]
+
+    def feature(self, x: int, y: int, slot: int) -> Feature:
+        """The feature containing segment ``slot`` of the tile at (x, y)."""
+        i = self._board.get(pack(x, y))
+        if i is None:
+            raise KeyError(f"no tile at ({x},{y})")
+        if not 0 <= slot < self._tile_type[i].segment_count:
+            raise KeyError(f"tile at ({x},{y}) has no segment {slot}")
+        root = self._find(self._tile_base[i] + slot)
+        counts = [0] * self.num_players
+        for node, owner in self._followers.items():
+            if self._find(node) == root:
+                counts[owner] += 1
+        positions = frozenset(
+            unpack(self._tile_pos[j]) for j in range(len(self._tile_pos)) if self._tiles[root] >> j & 1
+        )
+        return Feature(self._kind[root], positions, self._pennants[root], self._open[root], tuple(counts))
+
+    def monastery_complete(self, x: int, y: int) -> bool:
+        """Whether all 8 ring positions of (x, y) hold tiles (R20)."""
+        p = pack(x, y)
+        return all(p + d in self._board for d in RING)
+
+    # ------------------------------------------------------------------ decisions
+    def legal_actions(self) -> Sequence[Action]:
+        """Every legal action of the current decision (never empty while the game runs).
+
+        The returned list is cached until the next ``apply``; do not mutate it.
+        """
+        legal = self._legal
+        if legal is None:
+            phase = self._phase
+            if phase is Phase.ACTION:
+                legal = self._action_options()
+            elif phase is Phase.PLACE:
+                assert self._tile is not None
+                legal = self._placements(self._tile)
+            elif phase is Phase.CAPTURE:
+                assert self._decision_owner is not None
+                legal = self._decision_owner.decision_actions(self)
+            else:
+                legal = []
+            self._legal = legal
+        return legal
+
+    def apply(self, action: Action | Sequence[int]) -> None:
+        """Carry out ``action`` for the current player; an illegal one raises IllegalActionError.
+
+        Nothing changes when an action is refused.
+        """
+        if type(action) is not Action:
+            action = Action.coerce(action)
+        phase = self._phase
+        kind = action[0]
+        if phase is Phase.PLACE:
+            if kind != ActionKind.PLACE:
+                raise IllegalActionError(f"{action}: the current decision is PLACE (T2)")
+            self._apply_place(action)
+            self._legal = None
+            self._history.append(action)
+            return
+        if phase is Phase.ACTION:
+            if kind == ActionKind.PASS:
+                done = True
+            elif kind == ActionKind.DEPLOY:
+                self._apply_deploy(action)
+                done = True
+            else:
+                owner = self._action_owner.get(kind)
+                if owner is None:
+                    raise IllegalActionError(
+                        f"{action}: not a phase-2 option in this game (expansions: "
+                        f"{', '.join(self._config.expansions) or 'none'})"
+                    )
+                done = owner.apply(self, action)
+        elif phase is Phase.CAPTURE:
+            if kind != ActionKind.CAPTURE and kind != ActionKind.NO_CAPTURE:
+                raise IllegalActionError(f"{action}: the current decision is CAPTURE (T4)")
+            assert self._decision_owner is not None
+            self._decision_owner.apply(self, action)
+            self._decision_owner = None
+            done = True
+        else:
+            raise IllegalActionError(f"{action}: the game is over")
+        self._history.append(action)
+        self._legal = None
+        if done:
+            self._finish_turn()
+
+    def _apply_place(self, action: Action) -> None:
+        _, x, y, rot = action
+        p = _check_coords(x, y)
+        req = self._frontier.get(p)
+        tile = self._tile
+        assert tile is not None
+        if req is None:
+            where = "is occupied" if p in self._board else "has no orthogonal neighbour (R11)"
+            raise IllegalActionError(f"{action}: position ({x},{y}) {where}")
+        if rot not in tile.fits[req]:
+            raise IllegalActionError(
+                f"{action}: {tile.id} with rotation {rot} does not match the "
+                f"neighbouring edges at ({x},{y}) (R11)"
+            )
+        idx = self._put_tile(tile, p, rot)
+        self._completed = self._completions(idx)
+        self._phase = Phase.ACTION
+
+    def _apply_deploy(self, action: Action) -> None:
+        _, x, y, slot = action
+        p = self._tile_pos[-1]
+        tile = self._tile
+        assert tile is not None
+        if (x, y) != unpack(p):
+            raise IllegalActionError(f"{action}: followers go on the tile just placed at {unpack(p)} (R14)")
+        if not 0 <= slot < tile.segment_count:
+            raise IllegalActionError(f"{action}: {tile.id} has segments 0..{tile.segment_count - 1}")
+        player = self._current
+        if self._supply[player] == 0:
+            raise IllegalActionError(f"{action}: player {player} has no follower in supply")
+        node = self._tile_base[-1] + slot
+        root = self._find(node)
+        if self._occupants[root]:
+            raise IllegalActionError(f"{action}: that feature already holds a follower (R15)")
+        self._followers[node] = player
+        self._occupants[root] += 1
+        self._supply[player] -= 1
+
+    # ------------------------------------------------------------------ legal action lists
+    def _placements(self, tile: TileType) -> list[Action]:
+        fits = tile.fits
+        cache = _PLACE_CACHE
+        out: list[Action] = []
+        for q, req in self._frontier.items():
+            rots = fits[req]
+            if rots:
+                acts = cache.get(q) or _place_actions_at(q)
+                for r in rots:
+                    out.append(acts[r])
+        return out
+
+    def _action_options(self) -> list[Action]:
+        out: list[Action] = []
+        if self._supply[self._current]:
+            p = self._tile_pos[-1]
+            acts = _DEPLOY_CACHE.get(p) or _deploy_actions_at(p)
+            base = self._tile_base[-1]
+            occupants = self._occupants
+            find = self._find
+            for s in range(self._tile_type[-1].segment_count):
+                if not occupants[find(base + s)]:
+                    out.append(acts[s])
+        for hook in self._option_hooks:
+            hook(self, out)
+        out.append(PASS)
+        return out
+
+    # ------------------------------------------------------------------ board and features
+    def _find(self, n: int) -> int:
+        parent = self._parent
+        while True:
+            p = parent[n]
+            if p == n:
+                return n
+            gp = parent[p]
+            parent[n] = gp
+            n = gp
+
+    def _put_tile(self, tile: TileType, p: int, rot: int) -> int:
+        """Add ``tile`` at ``p`` to the board, frontier and union-find; no legality, no scoring."""
+        board = self._board
+        idx = len(self._tile_pos)
+        board[p] = idx
+        self._tile_pos.append(p)
+        self._tile_type.append(tile)
+        self._tile_rot.append(rot)
+        parent = self._parent
+        base = len(parent)
+        self._tile_base.append(base)
+        n = len(tile.segment_kinds)
+        parent.extend(range(base, base + n))
+        self._kind.extend(tile.segment_kinds)
+        self._node_tile.extend([idx] * n)
+        self._open.extend(tile.segment_edge_counts)
+        self._tiles.extend([1 << idx] * n)
+        self._pennants.extend(tile.segment_pennants)
+        self._occupants.extend([0] * n)
+        self._adj.extend([b << base for b in tile.field_city_bits])
+        if tile.monastery_slot >= 0:
+            self._monasteries[p] = base + tile.monastery_slot
+
+        frontier = self._frontier
+        frontier.pop(p, None)
+        code = tile.edge_code[rot]
+        ports = tile.ports[rot]
+        find = self._find
+        open_ = self._open
+        occupants = self._occupants
+        for d in range(4):
+            q = p + DELTAS[d]
+            j = board.get(q)
+            d2 = (d + 2) & 3
+            if j is None:
+                frontier[q] = frontier.get(q, 0) | (((code >> (2 * d)) & 3) << (2 * d2))
+                continue
+            jbase = self._tile_base[j]
+            theirs = self._tile_type[j].ports[self._tile_rot[j]][d2]
+            mine = ports[d]
+            if mine[0] >= 0:
+                a = find(jbase + theirs[0])
+                b = find(base + mine[0])
+                if a != b:
+                    parent[b] = a
+                    open_[a] += open_[b]
+                    self._tiles[a] |= self._tiles[b]
+                    self._pennants[a] += self._pennants[b]
+                    occupants[a] += occupants[b]
+                open_[a] -= 2
+            for m, t in ((mine[1], theirs[2]), (mine[2], theirs[1])):
+                if m >= 0:
+                    a = find(jbase + t)
+                    b = find(base + m)
+                    if a != b:
+                        parent[b] = a
+                        occupants[a] += occupants[b]
+                        self._adj[a] |= self._adj[b]
+        for hook in self._placed_hooks:
+            hook(self, p, tile)
+        return idx
+
+    def _completions(self, idx: int) -> list[int]:
+        """Roots of the features that tile ``idx`` completes (R19, R20, R22)."""
+        tile = self._tile_type[idx]
+        base = self._tile_base[idx]
+        out: list[int] = []
+        open_ = self._open
+        for s, kind in enumerate(tile.segment_kinds):
+            if kind <= _ROAD:
+                root = self._find(base + s)
+                if open_[root] == 0 and root not in out:
+                    out.append(root)
+        monasteries = self._monasteries
+        if monasteries:
+            board = self._board
+            p = self._tile_pos[idx]
+            for off in AREA:
+                m = monasteries.get(p + off)
+                if m is not None and all(p + off + d in board for d in RING):
+                    out.append(m)
+        return out
+
+    def _feature_value(self, root: int) -> int:
+        """Points for a completed feature (R23)."""
+        kind = self._kind[root]
+        if kind is _MONASTERY:
+            return 9
+        size = self._tiles[root].bit_count()
+        if kind is _ROAD:
+            return size
+        if size == 2 and self._config.legacy_small_city:
+            return 2 + self._pennants[root]
+        return 2 * size + 2 * self._pennants[root]
+
+    def _majority_counts(self, roots: Sequence[int]) -> dict[int, list[int]]:
+        """Followers per player on each of ``roots`` that holds any (R24)."""
+        wanted = set(roots)
+        n = self.num_players
+        counts: dict[int, list[int]] = {}
+        find = self._find
+        for node, owner in self._followers.items():
+            r = find(node)
+            if r in wanted:
+                c = counts.get(r)
+                if c is None:
+                    c = counts[r] = [0] * n
+                c[owner] += 1
+        return counts
+
+    def _award(self, counts: list[int], value: int) -> None:
+        best = max(counts)
+        scores = self._scores
+        for player, k in enumerate(counts):
+            if k == best:
+                scores[player] += value
+
+    def _remove_follower(self, node: int) -> int:
+        """Take the follower off segment ``node`` (scoring return or capture); returns its owner."""
+        owner = self._followers.pop(node)
+        self._occupants[self._find(node)] -= 1
+        return owner
+
+    # ------------------------------------------------------------------ turn flow
+    def _finish_turn(self) -> None:
+        """T5 scoring (R22–R25, R64) then T6."""
+        completed = self._completed
+        if completed:
+            for hook in self._scoring_hooks:
+                hook(self, completed)
+            occupants = self._occupants
+            if any(occupants[r] for r in completed):
+                counts = self._majority_counts(completed)
+                for root, c in counts.items():
+                    self._award(c, self._feature_value(root))
+                done = set(counts)
+                find = self._find
+                for node in [n for n in self._followers if find(n) in done]:
+                    self._supply[self._remove_follower(node)] += 1
+            self._completed = []
+        self._legal = None
+        if self._drawn == len(self._pile):
+            self._end_game()
+            return
+        self._current = (self._current + 1) % self.num_players
+        self._turn += 1
+        self._draw()
+
+    def _draw(self) -> None:
+        """T1: draw, discarding unplaceable tiles (R10, R13); an empty pile ends the game (R26)."""
+        pile = self._pile
+        while self._drawn < len(pile):
+            tile = pile[self._drawn]
+            self._drawn += 1
+            self._remaining[tile.index] -= 1
+            legal = self._placements(tile)
+            if legal:
+                self._tile = tile
+                self._phase = Phase.PLACE
+                self._legal = legal
+                return
+            self._discarded.append(tile)
+        self._end_game()
+
+    def _end_game(self) -> None:
+        """Final scoring (R27–R29); followers stay where they are."""
+        self._phase = Phase.GAME_OVER
+        self._tile = None
+        self._legal = []
+        counts = self._majority_counts(list({self._find(n) for n in self._followers}))
+        for root, c in counts.items():
+            self._award(c, self._final_value(root))
+
+    def _final_value(self, root: int) -> int:
+        kind = self._kind[root]
+        if kind is _CITY:
+            return self._tiles[root].bit_count() + self._pennants[root]
+        if kind is _ROAD:
+            return self._tiles[root].bit_count()
+        if kind is _MONASTERY:
+            p = self._tile_pos[self._node_tile[root]]
+            return 1 + sum(p + d in self._board for d in RING)
+        cities = set()
+        bits = self._adj[root]
+        while bits:
+            low = bits & -bits
+            city = self._find(low.bit_length() - 1)
+            if self._open[city] == 0:
+                cities.add(city)
+            bits ^= low
+        return 3 * len(cities)
+
+    # ------------------------------------------------------------------ copies and records
+    def clone(self) -> Game:
+        """An independent copy: shallow copies of the flat state lists and dicts."""
+        g = Game.__new__(Game)
+        d = self.__dict__
+        g.__dict__.update(d)
+        for name in (
+            "_pile", "_remaining", "_discarded", "_board", "_tile_pos", "_tile_type", "_tile_rot",
+            "_tile_base", "_frontier", "_monasteries", "_parent", "_kind", "_node_tile", "_open",
+            "_tiles", "_pennants", "_occupants", "_adj", "_followers", "_supply", "_scores",
+            "_completed", "_history",
+        ):
+            g.__dict__[name] = d[name].copy()
+        g._ext = {k: v.copy() for k, v in self._ext.items()}
+        return g
+
+    def record(self) -> GameRecord:
+        """(config, seed or tile order, actions): replays to an identical game."""
+        return GameRecord(
+            config=self._config,
+            seed=None if self._explicit_order else self._seed,
+            tile_order=tuple(t.id for t in self._pile) if self._explicit_order else None,
+            actions=tuple(self._history),
+            start_position=self._start_position,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-safe data; :meth:`from_dict` restores it exactly."""
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "config": self._config.to_dict(),
+            "seed": self._seed,
+            "explicit_order": self._explicit_order,
+            "pile": [t.id for t in self._pile],
+            "drawn": self._drawn,
+            "tiles": [[t.id, *unpack(p), r] for p, t, r in zip(self._tile_pos, self._tile_type, self._tile_rot, strict=True)],
+            "discarded": [t.id for t in self._discarded],
+            "followers": [list(f) for f in self.followers()],
+            "supply": list(self._supply),
+            "scores": list(self._scores),
+            "current_player": self._current,
+            "turn": self._turn,
+            "phase": self._phase.name,
+            "tile": None if self._tile is None else self._tile.id,
+            "history": [[int(v) for v in a] for a in self._history],
+            "expansions": {k: v.to_dict() for k, v in self._ext.items()},
+            "start_position": self._start_position,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        """Rebuild a game saved by :meth:`to_dict`; continuing it equals continuing the original."""
+        if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
+            raise ValueError(f"not a {FORMAT} v{FORMAT_VERSION} document")
+        catalogue = load_catalogue()
+        config = GameConfig.from_dict(data["config"])
+        g = cls.__new__(cls)
+        g._init_empty(config, catalogue, data["seed"], [catalogue[t] for t in data["pile"]], data["explicit_order"])
+        g._drawn = data["drawn"]
+        g._remaining = [0] * len(catalogue.types)
+        for t in g._pile[g._drawn:]:
+            g._remaining[t.index] += 1
+        for tid, x, y, r in data["tiles"]:
+            g._put_tile(catalogue[tid], pack(x, y), r)
+        g._discarded = [catalogue[t] for t in data["discarded"]]
+        for x, y, slot, owner in data["followers"]:
+            i = g._board[pack(x, y)]
+            node = g._tile_base[i] + slot
+            g._followers[node] = owner
+            g._occupants[g._find(node)] += 1
+        g._supply = list(data["supply"])
+        g._scores = list(data["scores"])
+        g._current = data["current_player"]
+        g._turn = data["turn"]
+        g._phase = Phase[data["phase"]]
+        g._tile = None if data["tile"] is None else catalogue[data["tile"]]
+        g._history = [Action.coerce(a) for a in data["history"]]
+        g._start_position = data.get("start_position")
+        for e in g._expansions:
+            if e.name in data["expansions"]:
+                state = e.state_from_dict(data["expansions"][e.name])
+                if state is not None:
+                    g._ext[e.name] = state
+        if g._phase in (Phase.ACTION, Phase.CAPTURE):
+            g._completed = g._completions(len(g._tile_pos) - 1)
+        if g._phase is Phase.CAPTURE:
+            g._decision_owner = g._action_owner[ActionKind.CAPTURE]
+        return g
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        return cls.from_dict(json.loads(text))
+
+    def render_text(self) -> str:
+        """The board as a character grid (see :mod:`.text_board`)."""
+        from .text_board import render_board
+
+        return render_board(self)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What it takes to replay a game exactly: its config, its pile and its actions.
+
+    A game set up by :class:`~.position.PositionBuilder` also keeps that start position
+    (a ``Game.to_dict`` document), from which its replay starts.
+    """
+
+    config: GameConfig
+    seed: int | None
+    tile_order: tuple[str, ...] | None
+    actions: tuple[Action, ...]
+    start_position: dict[str, Any] | None = None
+
+    def replay(self, upto: int | None = None) -> Game:
+        """A fresh game with the first ``upto`` actions (all by default) applied."""
+        if self.start_position is not None:
+            game = Game.from_dict(self.start_position)
+            game._start_position = self.start_position
+        else:
+            game = Game(self.config, seed=self.seed, tile_order=self.tile_order)
+        for action in self.actions[:upto]:
+            game.apply(action)
+        return game
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "tile_order": None if self.tile_order is None else list(self.tile_order),
+            "actions": [[int(v) for v in a] for a in self.actions],
+            "start_position": self.start_position,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        order = data.get("tile_order")
+        return cls(
+            config=GameConfig.from_dict(data["config"]),
+            seed=data.get("seed"),
+            tile_order=None if order is None else tuple(order),
+            actions=tuple(Action.coerce(a) for a in data["actions"]),
+            start_position=data.get("start_position"),
+        )

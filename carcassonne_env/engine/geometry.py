@@ -1,0 +1,41 @@
+"""Board coordinates (C1): positions are packed into single ints for fast dict keys.
+
+A position (x, y) is stored as ``(x + OFFSET) * STRIDE + (y + OFFSET)``, so the neighbours of a
+packed position ``p`` are ``p + 1`` (N), ``p + STRIDE`` (E), ``p - 1`` (S) and ``p - STRIDE`` (W).
+``OFFSET`` leaves room for a straight line of every tile in every set in any direction.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "AREA",
+    "DELTAS",
+    "OFFSET",
+    "RING",
+    "STRIDE",
+    "pack",
+    "unpack",
+]
+
+STRIDE: Final = 1024
+OFFSET: Final = 512
+
+#: Packed offsets of the N, E, S, W neighbours (index = edge).
+DELTAS: Final = (1, STRIDE, -1, -STRIDE)
+#: Packed offsets of the 8 ring positions (C1).
+RING: Final = (1, STRIDE + 1, STRIDE, STRIDE - 1, -1, -STRIDE - 1, -STRIDE, -STRIDE + 1)
+#: Packed offsets of the 3×3 area (C1): the ring and the centre.
+AREA: Final = (0, *RING)
+
+
+def pack(x: int, y: int) -> int:
+    """Packed position of (x, y)."""
+    return (x + OFFSET) * STRIDE + (y + OFFSET)
+
+
+def unpack(p: int) -> tuple[int, int]:
+    """(x, y) of a packed position."""
+    q, r = divmod(p, STRIDE)
+    return q - OFFSET, r - OFFSET

@@ -1,0 +1,320 @@
+"""The Tower (RULES.md §2), with the Black Tower colours (§3): floors, tower tops, capture,
+prisoners, automatic exchange and ransom.
+
+Phase-2 options added to DEPLOY and PASS (R35, R48, R54), in this order in the legal list:
+
+* ``RANSOM(c)`` — once per turn, before the choice, when P[c][p] ≥ 1 and p's score ≥ 3;
+* ``FLOOR(x, y, colour)`` — normal/black on a bare foundation or an open normal/black tower,
+  white only on an open normal/black tower;
+* ``TOWER_TOP(x, y)`` — a follower onto an open tower (h ≥ 1), which closes it.
+
+After a normal or black floor with at least one target the player decides T4:
+``CAPTURE(x, y, slot)`` or ``NO_CAPTURE`` (R39–R44), followed by the automatic exchange (R47).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
+from .black_tower import floor_supply
+from .capture_area import CaptureRules, capture_area_packed
+from .config import GameConfig
+from .expansion import Expansion
+from .geometry import pack, unpack
+from .tiles import TileCatalogue, TileType
+
+if TYPE_CHECKING:
+    from .game import Game
+
+__all__ = ["RANSOM_PRICE", "TowerExpansion", "TowerState"]
+
+#: Points a ransom costs the payer and earns the captor (R48).
+RANSOM_PRICE = 3
+_NORMAL = FloorColour.NORMAL
+_BLACK = FloorColour.BLACK
+_WHITE = FloorColour.WHITE
+_COLOURS = (_NORMAL, _BLACK, _WHITE)
+
+
+@dataclass
+class TowerState:
+    """Towers, floor supplies and prisoners.
+
+    ``stacks`` maps the packed position of every foundation on the board to the colours of its
+    floors, bottom first (an empty tuple is a bare foundation): the height is its length and the
+    type its last colour (R53). ``floors[p * 3 + colour]`` is player p's supply;
+    ``prisoners[c * n + o]`` is P[c][o] of R46.
+    """
+
+    players: int
+    stacks: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    tops: dict[int, int] = field(default_factory=dict)
+    floors: list[int] = field(default_factory=list)
+    prisoners: list[int] = field(default_factory=list)
+    ransom_turn: int = -1
+    pending: list[Action] = field(default_factory=list)
+
+    def copy(self) -> TowerState:
+        return TowerState(
+            self.players, self.stacks.copy(), self.tops.copy(), self.floors.copy(),
+            self.prisoners.copy(), self.ransom_turn, self.pending.copy(),
+        )
+
+    # -- public read API (positions as (x, y))
+    def height(self, x: int, y: int) -> int:
+        return len(self.stacks[pack(x, y)])
+
+    def colour(self, x: int, y: int) -> FloorColour | None:
+        """Type of the tower at (x, y) (R53); None for a bare foundation."""
+        stack = self.stacks[pack(x, y)]
+        return FloorColour(stack[-1]) if stack else None
+
+    def top(self, x: int, y: int) -> int | None:
+        """Owner of the follower on top of the tower at (x, y), if any."""
+        return self.tops.get(pack(x, y))
+
+    def is_open(self, x: int, y: int) -> bool:
+        """h ≥ 1, nobody on top, not white (R33)."""
+        p = pack(x, y)
+        stack = self.stacks[p]
+        return bool(stack) and p not in self.tops and stack[-1] != _WHITE
+
+    def foundations(self) -> list[tuple[int, int]]:
+        return [unpack(p) for p in self.stacks]
+
+    def floor_supply(self, player: int) -> tuple[int, int, int]:
+        """Player's floors in supply by colour (normal, black, white)."""
+        i = 3 * player
+        return (self.floors[i], self.floors[i + 1], self.floors[i + 2])
+
+    def prisoner_count(self, captor: int, owner: int) -> int:
+        """P[captor][owner] (R46)."""
+        return self.prisoners[captor * self.players + owner]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stacks": [[*unpack(p), list(s)] for p, s in self.stacks.items()],
+            "tops": [[*unpack(p), o] for p, o in self.tops.items()],
+            "floors": list(self.floors),
+            "prisoners": list(self.prisoners),
+            "ransom_turn": self.ransom_turn,
+            "pending": [[int(v) for v in a] for a in self.pending],
+        }
+
+    @classmethod
+    def from_dict(cls, players: int, data: dict[str, Any]) -> TowerState:
+        return cls(
+            players=players,
+            stacks={pack(x, y): tuple(s) for x, y, s in data["stacks"]},
+            tops={pack(x, y): o for x, y, o in data["tops"]},
+            floors=list(data["floors"]),
+            prisoners=list(data["prisoners"]),
+            ransom_turn=data["ransom_turn"],
+            pending=[Action.coerce(a) for a in data["pending"]],
+        )
+
+
+class TowerExpansion(Expansion):
+    name = "tower"
+    action_kinds = frozenset(
+        {ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.NO_CAPTURE, ActionKind.RANSOM}
+    )
+
+    def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
+        super().__init__(config, catalogue)
+        self.capture_rules = CaptureRules.from_config(config)
+        self.floors_dealt = floor_supply(config)
+        self.ransom_allowed = not config.no_ransom
+        self.tops_capturable = not config.tower_top_followers_immune
+        self.own_capturable = not config.capture_opponents_only
+
+    def new_state(self, game: Game) -> TowerState:
+        n = game.num_players
+        return TowerState(players=n, floors=list(self.floors_dealt) * n, prisoners=[0] * (n * n))
+
+    def state_from_dict(self, data: dict[str, Any]) -> TowerState:
+        return TowerState.from_dict(self.config.players, data)
+
+    def on_tile_placed(self, game: Game, pos: int, tile: TileType) -> None:
+        if tile.tower_foundation:
+            state(game).stacks[pos] = ()
+
+    def board_figures(self, game: Game) -> Iterable[tuple[int, int]]:
+        return state(game).tops.items()
+
+    # ------------------------------------------------------------------ T3 options
+    def add_action_options(self, game: Game, out: list[Action]) -> None:
+        st = state(game)
+        player = game._current
+        n = st.players
+        if self.ransom_allowed and st.ransom_turn != game._turn and game._scores[player] >= RANSOM_PRICE:
+            prisoners = st.prisoners
+            out.extend(Action(ActionKind.RANSOM, 0, 0, c) for c in range(n) if prisoners[c * n + player])
+        stacks = st.stacks
+        if not stacks:
+            return
+        tops = st.tops
+        f = 3 * player
+        have = [c for c in _COLOURS if st.floors[f + c]]
+        if have:
+            bare_ok = [c for c in have if c != _WHITE]
+            for p, stack in stacks.items():
+                if p in tops:
+                    continue
+                if not stack:
+                    colours = bare_ok
+                elif stack[-1] == _WHITE:
+                    continue
+                else:
+                    colours = have
+                if colours:
+                    x, y = unpack(p)
+                    out.extend(Action(ActionKind.FLOOR, x, y, c) for c in colours)
+        if game._supply[player]:
+            for p, stack in stacks.items():
+                if stack and stack[-1] != _WHITE and p not in tops:
+                    x, y = unpack(p)
+                    out.append(Action(ActionKind.TOWER_TOP, x, y, 0))
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, game: Game, action: Action) -> bool:
+        kind = action.kind
+        if game._phase is Phase.CAPTURE:
+            self._capture(game, action)
+            return True
+        if kind == ActionKind.RANSOM:
+            self._ransom(game, action)
+            return False
+        if kind == ActionKind.FLOOR:
+            return self._floor(game, action)
+        if kind == ActionKind.TOWER_TOP:
+            self._tower_top(game, action)
+            return True
+        raise IllegalActionError(f"{action}: there is no capture decision now (T4 follows a FLOOR)")
+
+    def _ransom(self, game: Game, action: Action) -> None:
+        """R48: −3 for the payer, +3 for the captor, one follower back to the payer's supply."""
+        st = state(game)
+        payer = game._current
+        captor = action.arg
+        n = st.players
+        if not self.ransom_allowed:
+            raise IllegalActionError(f"{action}: ransom is off in this game (no_ransom)")
+        if st.ransom_turn == game._turn:
+            raise IllegalActionError(f"{action}: only one ransom per turn (R48)")
+        if not (0 <= captor < n and captor != payer and st.prisoners[captor * n + payer]):
+            raise IllegalActionError(f"{action}: player {captor} holds no follower of player {payer}")
+        if game._scores[payer] < RANSOM_PRICE:
+            raise IllegalActionError(f"{action}: ransom needs a score of at least {RANSOM_PRICE} (R48)")
+        game._scores[payer] -= RANSOM_PRICE
+        game._scores[captor] += RANSOM_PRICE
+        st.prisoners[captor * n + payer] -= 1
+        game._supply[payer] += 1
+        st.ransom_turn = game._turn
+
+    def _open_tower(self, st: TowerState, action: Action) -> int:
+        p = pack(action.x, action.y)
+        stack = st.stacks.get(p)
+        if stack is None:
+            raise IllegalActionError(f"{action}: no tower foundation at ({action.x},{action.y})")
+        if p in st.tops:
+            raise IllegalActionError(f"{action}: the tower is closed by a follower on top (R38)")
+        if stack and stack[-1] == _WHITE:
+            raise IllegalActionError(f"{action}: a white floor capped this tower for good (R56)")
+        return p
+
+    def _floor(self, game: Game, action: Action) -> bool:
+        st = state(game)
+        p = self._open_tower(st, action)
+        colour = action.arg
+        player = game._current
+        if colour not in _COLOURS:
+            raise IllegalActionError(f"{action}: floor colour must be 0 (normal), 1 (black) or 2 (white)")
+        if not st.floors[3 * player + colour]:
+            raise IllegalActionError(f"{action}: player {player} has no {FloorColour(colour).name.lower()} floor (R36)")
+        stack = st.stacks[p] + (colour,)
+        if colour == _WHITE and len(stack) == 1:
+            raise IllegalActionError(f"{action}: a white floor goes only onto a tower, not a bare foundation (R54)")
+        st.stacks[p] = stack
+        st.floors[3 * player + colour] -= 1
+        if colour == _WHITE:
+            return True
+        targets = self._targets(game, st, p, len(stack), colour)
+        if not targets:
+            return True
+        targets.append(NO_CAPTURE)
+        st.pending = targets
+        game._phase = Phase.CAPTURE
+        game._decision_owner = self
+        return False
+
+    def _targets(self, game: Game, st: TowerState, p: int, height: int, colour: int) -> list[Action]:
+        """CAPTURE actions for every capturable follower in the area (R40–R42, R55)."""
+        area = set(capture_area_packed(p, height, colour, self.capture_rules, game._board))
+        player = game._current
+        own_ok = self.own_capturable
+        out: list[Action] = []
+        tile_pos = game._tile_pos
+        node_tile = game._node_tile
+        tile_base = game._tile_base
+        for node, owner in game._followers.items():
+            i = node_tile[node]
+            q = tile_pos[i]
+            if q in area and (own_ok or owner != player):
+                x, y = unpack(q)
+                out.append(Action(ActionKind.CAPTURE, x, y, node - tile_base[i]))
+        if self.tops_capturable:
+            for q, owner in st.tops.items():
+                if q in area and (own_ok or owner != player):
+                    x, y = unpack(q)
+                    out.append(Action(ActionKind.CAPTURE, x, y, TOWER_TOP_SLOT))
+        return out
+
+    def decision_actions(self, game: Game) -> list[Action]:
+        return state(game).pending
+
+    def _capture(self, game: Game, action: Action) -> None:
+        """R43 and R47: the follower leaves; own → supply, other → prisoner, then exchange."""
+        st = state(game)
+        if action not in st.pending:
+            raise IllegalActionError(f"{action}: not a capture target of this tower (R40–R42)")
+        st.pending = []
+        if action.kind == ActionKind.NO_CAPTURE:
+            return
+        p = pack(action.x, action.y)
+        if action.arg == TOWER_TOP_SLOT:
+            owner = st.tops.pop(p)
+        else:
+            owner = game._remove_follower(game._tile_base[game._board[p]] + action.arg)
+        captor = game._current
+        if owner == captor:
+            game._supply[captor] += 1
+            return
+        n = st.players
+        prisoners = st.prisoners
+        if prisoners[owner * n + captor]:
+            prisoners[owner * n + captor] -= 1
+            game._supply[captor] += 1
+            game._supply[owner] += 1
+        else:
+            prisoners[captor * n + owner] += 1
+
+    def _tower_top(self, game: Game, action: Action) -> None:
+        st = state(game)
+        p = self._open_tower(st, action)
+        if not st.stacks[p]:
+            raise IllegalActionError(f"{action}: no follower may stand on a bare foundation (R37)")
+        player = game._current
+        if not game._supply[player]:
+            raise IllegalActionError(f"{action}: player {player} has no follower in supply (R36)")
+        st.tops[p] = player
+        game._supply[player] -= 1
+
+
+def state(game: Game) -> TowerState:
+    """The tower state of ``game``."""
+    st: TowerState = game._ext["tower"]  # type: ignore[assignment]
+    return st
