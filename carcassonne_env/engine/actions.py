@@ -19,8 +19,8 @@ PASS          0, 0               0
 
 from __future__ import annotations
 
-from enum import IntEnum
 from collections.abc import Sequence
+from enum import IntEnum
 from typing import Final, NamedTuple
 
 __all__ = [

@@ -47,7 +47,9 @@ class GameConfig:
     tower_range_manhattan: bool = _variant("tower", "normal towers reach every position with |dx|+|dy| ≤ h")
     tower_top_followers_immune: bool = _variant("tower", "followers on tower tops cannot be captured (D1)")
     capture_opponents_only: bool = _variant("tower", "a tower may capture only other players' followers (D2)")
-    black_tower_excludes_own_tile: bool = _variant("black_tower", "a black tower's own position is not in its area (D8)")
+    black_tower_excludes_own_tile: bool = _variant(
+        "black_tower", "a black tower's own position is not in its area (D8)"
+    )
     watchtower_ignores_tower_followers: bool = _variant(
         "watchtowers", "the meeple watchtower counts only followers on segments (D13)"
     )
@@ -108,7 +110,7 @@ class GameConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; :meth:`from_dict` inverts it."""
-        out = dataclasses.asdict(self)
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["expansions"] = list(self.expansions)
         out["tile_sets"] = list(self.tile_sets or ())
         return out

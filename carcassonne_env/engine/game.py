@@ -19,6 +19,7 @@ access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copi
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -127,7 +128,7 @@ class Game:
             raise ValueError("give a seed or a tile_order, not both")
         if tile_order is None:
             if seed is None:
-                seed = int(np.random.SeedSequence().entropy) % (1 << 63)
+                seed = secrets.randbits(63)
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int, got {seed!r}")
             seed = int(seed)
@@ -724,7 +725,7 @@ class Game:
             "explicit_order": self._explicit_order,
             "pile": [t.id for t in self._pile],
             "drawn": self._drawn,
-            "tiles": [[t.id, *unpack(p), r] for p, t, r in zip(self._tile_pos, self._tile_type, self._tile_rot, strict=True)],
+            "tiles": [[t.id, x, y, r] for x, y, t, r in self.tiles()],
             "discarded": [t.id for t in self._discarded],
             "followers": [list(f) for f in self.followers()],
             "supply": list(self._supply),
