@@ -42,6 +42,7 @@ def play_checked(config: GameConfig, seed: int, round_trip_every: int) -> Game:
     return game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
 @pytest.mark.parametrize("combination", list(COMBINATIONS))
 def test_random_playouts_keep_every_invariant(combination: str, players: int) -> None:
