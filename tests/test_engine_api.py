@@ -175,3 +175,53 @@ def _corrupt(mutate: object) -> dict[str, object]:
 def test_broken_tile_data_is_refused_when_loaded(mutation: object, message: str) -> None:
     with pytest.raises(CatalogueError, match=message):
         parse_catalogue(_corrupt(mutation))
+
+
+# ---------------------------------------------------------------- regressions from the rules review
+def _tower_game() -> Game:
+    from carcassonne_env.engine.position import PositionBuilder
+
+    game = (
+        PositionBuilder(GameConfig(players=2, expansions=("tower",)))
+        .tile("tower/F", 0, 0)
+        .tower(0, 0, [FloorColour.NORMAL])
+        .build(pile=["base/L", "base/L"])
+    )
+    game.apply(Action.place(1, 0, 0))
+    return game
+
+
+def test_floor_coordinates_cannot_alias_another_position() -> None:
+    """(-1, 1024) once packed to the same key as (0, 0) and built a floor there."""
+    _refused(_tower_game(), Action(ActionKind.FLOOR, -1, 1024, 0), "outside the board")
+    _refused(_tower_game(), Action(ActionKind.TOWER_TOP, 1, -1024, 0), "outside the board")
+
+
+def test_a_bad_floor_colour_is_an_illegal_action_not_a_crash() -> None:
+    _refused(_tower_game(), Action(ActionKind.FLOOR, 0, 0, 7), "colour")
+    _refused(Game(GameConfig(), seed=1), Action(ActionKind.FLOOR, 0, 0, 7), "PLACE")
+
+
+def test_non_integer_fields_are_refused_before_anything_changes() -> None:
+    game = Game(GameConfig(), seed=3)
+    legal = game.legal_actions()[0]
+    _refused(game, Action(legal.kind, legal.x, legal.y, float(legal.arg)), "malformed")  # type: ignore[arg-type]
+    _refused(game, [0, 0.7, -1, 0], "malformed")
+    _refused(game, ["0", "1", "0", "0"], "malformed")
+    game.apply(legal)
+    assert game.phase is Phase.ACTION
+
+
+def test_a_plain_int_kind_is_normalised() -> None:
+    game = Game(GameConfig(), seed=1)
+    legal = game.legal_actions()[0]
+    game.apply(Action(int(legal.kind), legal.x, legal.y, legal.arg))  # type: ignore[arg-type]
+    assert game.history[-1] == legal and type(game.history[-1].kind) is ActionKind
+
+
+def test_unused_fields_must_be_zero() -> None:
+    game = Game(GameConfig(), seed=1)
+    game.apply(game.legal_actions()[0])
+    _refused(game, Action(ActionKind.PASS, 9, 9, 9), "PASS takes no arguments")
+    game = _tower_game()
+    _refused(game, Action(ActionKind.TOWER_TOP, 0, 0, 5), "TOWER_TOP takes no argument")

@@ -19,6 +19,7 @@ PASS          0, 0               0
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Final, NamedTuple
@@ -100,32 +101,46 @@ class Action(NamedTuple):
 
     @classmethod
     def coerce(cls, data: Sequence[int]) -> Action:
-        """An Action from any (kind, x, y, arg) sequence of ints, e.g. a JSON list.
-
-        Raises IllegalActionError naming what is malformed.
-        """
+        """The canonical Action for any (kind, x, y, arg) sequence of integers (e.g. a JSON list
+        or numpy ints). Floats, strings and unknown kinds raise IllegalActionError."""
         try:
             kind, x, y, arg = data
-            return cls(ActionKind(int(kind)), int(x), int(y), int(arg))
+            return cls(ActionKind(operator.index(kind)), operator.index(x), operator.index(y), operator.index(arg))
         except (TypeError, ValueError):
-            raise IllegalActionError(f"malformed action {data!r}: expected (kind, x, y, arg) ints") from None
+            raise IllegalActionError(f"malformed action {data!r}: expected (kind, x, y, arg) integers") from None
 
     def __str__(self) -> str:
-        k = self.kind
+        try:
+            k = ActionKind(self.kind)
+        except ValueError:
+            return repr(tuple(self))
+        where = f"({self.x},{self.y})"
         if k is ActionKind.PLACE:
-            return f"PLACE ({self.x},{self.y}) rot {self.arg}"
+            return f"PLACE {where} rot {self.arg}"
         if k is ActionKind.DEPLOY:
-            return f"DEPLOY ({self.x},{self.y}) slot {self.arg}"
+            return f"DEPLOY {where} slot {self.arg}"
         if k is ActionKind.FLOOR:
-            return f"FLOOR ({self.x},{self.y}) {FloorColour(self.arg).name.lower()}"
+            colour = FloorColour(self.arg).name.lower() if self.arg in (0, 1, 2) else f"colour {self.arg}"
+            return f"FLOOR {where} {colour}"
         if k is ActionKind.TOWER_TOP:
-            return f"TOWER_TOP ({self.x},{self.y})"
+            return f"TOWER_TOP {where}"
         if k is ActionKind.CAPTURE:
             slot = "top" if self.arg == TOWER_TOP_SLOT else f"slot {self.arg}"
-            return f"CAPTURE ({self.x},{self.y}) {slot}"
+            return f"CAPTURE {where} {slot}"
         if k is ActionKind.RANSOM:
             return f"RANSOM to player {self.arg}"
-        return k.name
+        return k.name if not (self.x or self.y or self.arg) else f"{k.name} {tuple(self)[1:]}"
+
+    def unused_fields_are_zero(self) -> bool:
+        """The layout table above: fields a kind does not use must be 0."""
+        k = self.kind
+        if k == ActionKind.PASS or k == ActionKind.NO_CAPTURE:
+            return not (self.x or self.y or self.arg)
+        if k == ActionKind.RANSOM:
+            return not (self.x or self.y)
+        if k == ActionKind.TOWER_TOP:
+            return not self.arg
+        return True
 
 
 PASS: Final = Action(ActionKind.PASS)

@@ -29,7 +29,7 @@ import numpy as np
 from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
 from .config import GameConfig
 from .expansion import Expansion, ExpansionState
-from .geometry import AREA, DELTAS, OFFSET, RING, pack, unpack
+from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = ["FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "PlacedTile"]
@@ -99,12 +99,6 @@ class Feature:
     def complete(self) -> bool:
         """Roads and cities complete at 0 open edges (R19); see ``Game.monastery_complete``."""
         return self.kind in (SegmentKind.CITY, SegmentKind.ROAD) and self.open_edges == 0
-
-
-def _check_coords(x: int, y: int) -> int:
-    if not (-OFFSET < x < OFFSET and -OFFSET < y < OFFSET):
-        raise IllegalActionError(f"position ({x},{y}) is outside the board's coordinate range")
-    return pack(x, y)
 
 
 class Game:
@@ -236,7 +230,8 @@ class Game:
 
     @property
     def current_player(self) -> int:
-        """The player who makes the current decision (the last mover once the game is over)."""
+        """The player who makes the current decision; after the game, the seat whose turn it was
+        when it ended (which may be a seat that found the pile empty, R26)."""
         return self._current
 
     @property
@@ -380,7 +375,13 @@ class Game:
 
         Nothing changes when an action is refused.
         """
-        if type(action) is not Action:
+        if (
+            type(action) is not Action
+            or type(action[0]) is not ActionKind
+            or type(action[1]) is not int
+            or type(action[2]) is not int
+            or type(action[3]) is not int
+        ):
             action = Action.coerce(action)
         phase = self._phase
         kind = action[0]
@@ -393,6 +394,8 @@ class Game:
             return
         if phase is Phase.ACTION:
             if kind == ActionKind.PASS:
+                if not action.unused_fields_are_zero():
+                    raise IllegalActionError(f"{action}: PASS takes no arguments")
                 done = True
             elif kind == ActionKind.DEPLOY:
                 self._apply_deploy(action)
@@ -421,7 +424,7 @@ class Game:
 
     def _apply_place(self, action: Action) -> None:
         _, x, y, rot = action
-        p = _check_coords(x, y)
+        p = check_coords(x, y)
         req = self._frontier.get(p)
         tile = self._tile
         assert tile is not None
@@ -554,6 +557,7 @@ class Game:
                     if a != b:
                         parent[b] = a
                         occupants[a] += occupants[b]
+                        self._tiles[a] |= self._tiles[b]
                         self._adj[a] |= self._adj[b]
         for hook in self._placed_hooks:
             hook(self, p, tile)

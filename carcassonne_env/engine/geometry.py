@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Final
 
+from .actions import IllegalActionError
+
 __all__ = [
     "AREA",
     "DELTAS",
     "OFFSET",
     "RING",
     "STRIDE",
+    "check_coords",
     "pack",
     "unpack",
 ]
@@ -33,6 +36,13 @@ AREA: Final = (0, *RING)
 def pack(x: int, y: int) -> int:
     """Packed position of (x, y)."""
     return (x + OFFSET) * STRIDE + (y + OFFSET)
+
+
+def check_coords(x: int, y: int) -> int:
+    """Packed (x, y), or IllegalActionError if (x, y) lies outside the representable board."""
+    if not (-OFFSET < x < OFFSET and -OFFSET < y < OFFSET):
+        raise IllegalActionError(f"position ({x},{y}) is outside the board's coordinate range")
+    return pack(x, y)
 
 
 def unpack(p: int) -> tuple[int, int]:

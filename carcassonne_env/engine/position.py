@@ -110,10 +110,15 @@ class PositionBuilder:
             if not config.has("tower"):
                 raise PositionError("towers, floors and prisoners need the 'tower' expansion")
             st = tower_state(g)
+            coloured = config.has("black_tower")
             for x, y, floors in self._towers:
                 p = pack(x, y)
                 if p not in st.stacks:
                     raise PositionError(f"no tower foundation at ({x},{y})")
+                if not coloured and any(c != FloorColour.NORMAL for c in floors):
+                    raise PositionError("black and white floors need the 'black_tower' expansion (R51)")
+                if FloorColour.WHITE in floors[:-1] or floors[:1] == (FloorColour.WHITE,):
+                    raise PositionError("a white floor caps a tower: never on a foundation, nothing above (R54, R56)")
                 st.stacks[p] = tuple(int(c) for c in floors)
             for x, y, player in self._tops:
                 p = pack(x, y)
@@ -131,6 +136,8 @@ class PositionBuilder:
                 if st.prisoners[captor * n + owner] and st.prisoners[owner * n + captor]:
                     raise PositionError(f"players {captor} and {owner} hold each other's followers (R47)")
             for player, supply in self._floors.items():
+                if not coloured and (supply[1] or supply[2]):
+                    raise PositionError("black and white floors need the 'black_tower' expansion (R51)")
                 st.floors[3 * player:3 * player + 3] = list(supply)
         for player, points in self._scores.items():
             g._scores[player] = points

@@ -1,7 +1,7 @@
 """The Tower (RULES.md §2), with the Black Tower colours (§3): floors, tower tops, capture,
 prisoners, automatic exchange and ransom.
 
-Phase-2 options added to DEPLOY and PASS (R35, R48, R54), in this order in the legal list:
+Phase-2 options added between the DEPLOY options and PASS (R35, R48, R54), in this order:
 
 * ``RANSOM(c)`` — once per turn, before the choice, when P[c][p] ≥ 1 and p's score ≥ 3;
 * ``FLOOR(x, y, colour)`` — normal/black on a bare foundation or an open normal/black tower,
@@ -23,7 +23,7 @@ from .black_tower import floor_supply
 from .capture_area import CaptureRules, capture_area_packed
 from .config import GameConfig
 from .expansion import Expansion
-from .geometry import pack, unpack
+from .geometry import check_coords, pack, unpack
 from .tiles import TileCatalogue, TileType
 
 if TYPE_CHECKING:
@@ -201,6 +201,8 @@ class TowerExpansion(Expansion):
         payer = game._current
         captor = action.arg
         n = st.players
+        if not action.unused_fields_are_zero():
+            raise IllegalActionError(f"{action}: RANSOM takes only the captor's seat")
         if not self.ransom_allowed:
             raise IllegalActionError(f"{action}: ransom is off in this game (no_ransom)")
         if st.ransom_turn == game._turn:
@@ -216,7 +218,7 @@ class TowerExpansion(Expansion):
         st.ransom_turn = game._turn
 
     def _open_tower(self, st: TowerState, action: Action) -> int:
-        p = pack(action.x, action.y)
+        p = check_coords(action.x, action.y)
         stack = st.stacks.get(p)
         if stack is None:
             raise IllegalActionError(f"{action}: no tower foundation at ({action.x},{action.y})")
@@ -274,7 +276,7 @@ class TowerExpansion(Expansion):
         return out
 
     def decision_actions(self, game: Game) -> list[Action]:
-        return state(game).pending
+        return list(state(game).pending)
 
     def _capture(self, game: Game, action: Action) -> None:
         """R43 and R47: the follower leaves; own → supply, other → prisoner, then exchange."""
@@ -284,6 +286,7 @@ class TowerExpansion(Expansion):
         st.pending = []
         if action.kind == ActionKind.NO_CAPTURE:
             return
+        # Targets were built from the board, so the position and slot exist.
         p = pack(action.x, action.y)
         if action.arg == TOWER_TOP_SLOT:
             owner = st.tops.pop(p)
@@ -304,6 +307,8 @@ class TowerExpansion(Expansion):
 
     def _tower_top(self, game: Game, action: Action) -> None:
         st = state(game)
+        if not action.unused_fields_are_zero():
+            raise IllegalActionError(f"{action}: TOWER_TOP takes no argument")
         p = self._open_tower(st, action)
         if not st.stacks[p]:
             raise IllegalActionError(f"{action}: no follower may stand on a bare foundation (R37)")
