@@ -61,10 +61,10 @@ def bench_env(config: GameConfig, games: int, seed: int) -> tuple[float, int]:
         env.reset(seed=seed + g)
         for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
-            if term or trunc:
+            if term or trunc or obs is None:
                 env.step(None)
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = np.flatnonzero(obs["action_mask"].view(bool))  # a bool view: nonzero() is 10x faster
                 env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
     return time.perf_counter() - start, steps

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -347,6 +348,36 @@ class Game:
         """Whether all 8 ring positions of (x, y) hold tiles (R20)."""
         p = pack(x, y)
         return all(p + d in self._board for d in RING)
+
+    # ------------------------------------------------------------------ read-only accessors for encoders
+    # Added for the env's observation encoder, which mirrors the board incrementally. None of these
+    # changes the game. Segment ids number every placed segment in placement order: the segments of
+    # placement i are ``segment_base(i) + slot``, and an id never changes. A feature's key is the id
+    # of one of its segments; two segments lie in the same feature exactly when their keys are
+    # equal. Keys change only when a PLACE merges features (the merged feature keeps one of the old
+    # keys, or a new segment's id when it merges nothing).
+
+    def placed_tile(self, index: int) -> PlacedTile:
+        """The tile of placement ``index`` (0 is the start tile); O(1), unlike :meth:`tiles`."""
+        x, y = unpack(self._tile_pos[index])
+        return PlacedTile(x, y, self._tile_type[index], self._tile_rot[index])
+
+    def segment_base(self, index: int) -> int:
+        """Segment id of slot 0 of placement ``index``."""
+        return self._tile_base[index]
+
+    def feature_key(self, segment: int) -> int:
+        """Key of the feature that contains segment id ``segment``."""
+        return self._find(segment)
+
+    def feature_totals(self, segment: int) -> tuple[int, int, int]:
+        """(open edges, tiles, pennants) of the feature containing segment id ``segment`` (R7, R8)."""
+        root = self._find(segment)
+        return self._open[root], self._tiles[root].bit_count(), self._pennants[root]
+
+    def segment_followers(self) -> Mapping[int, int]:
+        """Segment id → owner of every follower on a segment: a live, read-only view."""
+        return MappingProxyType(self._followers)
 
     # ------------------------------------------------------------------ decisions
     def legal_actions(self) -> Sequence[Action]:

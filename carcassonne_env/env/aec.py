@@ -1,0 +1,246 @@
+"""
+# Carcassonne (with The Tower, Black Tower and The Watchtowers)
+
+| Creation           | `carcassonne_env.env(**config)` or `pettingzoo.make("aec", "carcassonne_v0", **config)` |
+|--------------------|------------------------------------------------------------------------|
+| Actions            | Discrete                                                               |
+| Parallel API       | No                                                                     |
+| Agents             | `agents = ['player_0', …, 'player_{n-1}']` (2–6, engine seat order)    |
+| Action Values      | Discrete(17·W² + 15) = Discrete(16352) for the default W = 31          |
+| Observation        | `{"observation": {"board", "cells", "vector"}, "action_mask"}`         |
+| Observation Shapes | board uint8 (11+2n, 3W, 3W), cells uint8 (14+n, W, W), vector float32 (116+6n+n²,) |
+
+Carcassonne for 2–6 players over the rules engine :mod:`carcassonne_env.engine` (RULES.md): every
+decision of RULES.md §5 (T2 PLACE, T3 ACTION with ransom, T4 CAPTURE) is one step of the player
+who makes it, so a turn takes one to four steps of the same agent. The full documentation, with
+every plane and vector entry, the window measurement and the benchmark, is docs/env.md;
+:mod:`.codec` has the action layout, :mod:`.layout` the observation layout, :mod:`.rewards` the
+rewards, :mod:`.options` the options.
+
+### Arguments
+``env(render_mode=None, **config)``: the fields of :class:`~carcassonne_env.engine.GameConfig`
+(``players``, ``expansions``, ``tile_sets`` and the variant flags) plus ``window``, ``reward`` and
+``shaping``. ``reset(seed=s)`` plays the game ``Game(config, seed=s)``; ``reset()`` without a seed
+draws the next game seed from the generator of the last seed.
+
+### Observation
+Egocentric: seat k is the player k seats after the observer. ``action_mask`` (int8) has exactly
+the legal actions of the current decision set for the agent to move and is all zeros for everyone
+else. The pile order is never observed, only the multiset of tiles left.
+
+### Illegal actions
+``raw_env`` raises :class:`~carcassonne_env.engine.IllegalActionError` naming the action and the
+rule it breaks; ``env()`` follows PettingZoo's TerminateIllegalWrapper (the offender gets −1, the
+game ends for everyone).
+
+### Window overflow
+If a legal action lies outside the window (never seen in 10,000 random games with W = 31), the
+mask holds the encodable legal actions only and the mover's ``info`` gets
+``window_overflow=True`` and ``unencodable_actions=k``. If no legal action can be encoded, the game
+is truncated for every agent (no terminal reward).
+
+### Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine import Game, IllegalActionError
+from .codec import ActionCodec
+from .observation import Encoder
+from .options import split_config
+from .rewards import shaping_rewards, terminal_rewards
+
+__all__ = ["ENV_NAME", "CarcassonneAEC", "env", "raw_env"]
+
+ENV_NAME = "carcassonne_v0"
+RENDER_MODES = ("ansi", "rgb_array", "human")
+ObsDict = dict[str, Any]
+#: The AEC env type of this package: agents are strings, observations dicts, actions ints.
+CarcassonneAEC = AECEnv[str, ObsDict, Any]
+
+
+def env(**config: Any) -> CarcassonneAEC:
+    """The wrapped env: illegal-move termination (−1), action bounds and call-order checks."""
+    wrapped: CarcassonneAEC = raw_env(**config)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(CarcassonneAEC, EzPickle):
+    """The unwrapped AEC env (module docstring). Pickles as its constructor arguments (EzPickle)."""
+
+    metadata = {  # noqa: RUF012 (AECEnv declares it an instance attribute)
+        "render_modes": list(RENDER_MODES),
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        EzPickle.__init__(self, render_mode=render_mode, **config)
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.game_config, self.options = split_config(config)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        n = self.game_config.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.codec = ActionCodec(self.options.window)
+        self.encoder = Encoder(self.game_config, self.options.window)
+        obs_space = spaces.Dict({
+            "observation": self.encoder.layout.observation_space(),
+            "action_mask": spaces.Box(0, 1, (self.codec.n,), dtype=np.int8),
+        })
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
+        self._game: Game | None = None
+        self._seeds: np.random.Generator | None = None
+        self._legal_indices: list[int] | None = None
+        #: Decisions so far (all games) in which some legal action could not be encoded.
+        self.window_overflows = 0
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> Game:
+        """The engine game being played (read it; never apply actions to it directly)."""
+        if self._game is None:
+            raise RuntimeError("call reset() first")
+        return self._game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._seeds is None:
+                self._seeds = np.random.default_rng()
+            game_seed = int(self._seeds.integers(2**63))
+        game = self._game = Game(self.game_config, seed=game_seed)
+        self.encoder.reset(game)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[game.current_player]
+        self._scores = game.scores
+        self._new_decision()
+
+    def observe(self, agent: str) -> ObsDict:
+        return {
+            "observation": self.encoder.observation(self.game, self._seat[agent]),
+            "action_mask": self.action_mask(agent),
+        }
+
+    def seat_of(self, agent: str) -> int:
+        """The engine seat of ``agent`` (``player_k`` is seat k)."""
+        return self._seat[agent]
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The int8 mask of ``agent``: its legal actions if it is to move, else all zeros (fresh)."""
+        mask = np.zeros(self.codec.n, dtype=np.int8)
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask[self._legal()] = 1
+        return mask
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        if action is None:
+            raise IllegalActionError(f"{agent} is to move: None is the action of terminated or truncated agents only")
+        index = int(action)
+        try:
+            engine_action = self.codec.decode(
+                index, self.encoder.window, game.current_player, game.num_players, game.placed_position
+            )
+            game.apply(engine_action)
+        except IllegalActionError as exc:
+            what = self.codec.describe(index, self.encoder.window) if 0 <= index < self.codec.n else "out of range"
+            raise IllegalActionError(f"{agent} played illegal action {index} ({what}): {exc}") from None
+        self.encoder.sync(game, engine_action)
+        self._cumulative_rewards[agent] = 0.0
+        self.infos = {a: {} for a in self.agents}
+        scores = game.scores
+        rewards = [0.0] * game.num_players
+        if self.options.shaping and scores != self._scores:
+            rewards = shaping_rewards(self._scores, scores, self.options.shaping)
+        self._scores = scores
+        if game.is_over:
+            rewards = [r + t for r, t in zip(rewards, terminal_rewards(scores, self.options.reward), strict=True)]
+            self.terminations = dict.fromkeys(self.agents, True)
+            winners = game.winners()
+            for a in self.agents:
+                self.infos[a] = {"final_scores": scores, "winners": winners}
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+            self._new_decision()
+        self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> np.ndarray | str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode to the env")
+            return None
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb
+
+            return render_rgb(self.game, self.encoder)
+        text = self.game.render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (rendering opens no window)."""
+
+    # ------------------------------------------------------------------ internals
+    def _legal(self) -> list[int]:
+        """Indices of the current decision's encodable legal actions (cached per decision)."""
+        if self._legal_indices is None:
+            game = self.game
+            self._legal_indices, _ = self.codec.encode_all(
+                game.legal_actions(), self.encoder.window, game.current_player, game.num_players,
+                self.encoder.frontier_inside,
+            )
+        return self._legal_indices
+
+    def _new_decision(self) -> None:
+        """A new decision began: forget the cached mask; flag (and, if need be, truncate) an overflow."""
+        self._legal_indices = None
+        if self.encoder.frontier_inside:
+            return
+        game = self.game
+        self._legal_indices, dropped = self.codec.encode_all(
+            game.legal_actions(), self.encoder.window, game.current_player, game.num_players, False
+        )
+        if dropped:
+            self.window_overflows += 1
+            self.infos[self.agent_selection].update(window_overflow=True, unencodable_actions=dropped)
+            if not self._legal_indices:
+                self.truncations = dict.fromkeys(self.agents, True)

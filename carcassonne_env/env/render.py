@@ -1,0 +1,190 @@
+"""Pictures of the board with numpy only: ``rgb_array`` rendering and a minimal PNG writer.
+
+:func:`render_rgb` draws the bounding box of the placed tiles from the encoder's master planes,
+:data:`TILE` pixels per tile (3×3 sub-cells), north up:
+
+* sub-cells in terrain colours (city, road, field, monastery; grey where a tile shows no segment),
+  a dark line between neighbouring sub-cells that are not linked, a pennant as a small blue square
+  on the first sub-cell of its city segment;
+* followers as discs in their seat's colour (:data:`SEAT_COLOURS`, absolute seats) on the first
+  sub-cell of their segment;
+* towers as a square in the colour of the top floor with the height written on it, a follower
+  on top as a disc on the square; bare foundations as an outlined square;
+* watchtowers as a letter (M meeple, A coat of arms, R road, O monastery, C city);
+* a score bar below the board: each seat's colour and score.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from ..engine import Game, SegmentKind
+from .layout import WATCHTOWER_SUBJECTS
+from .observation import Encoder
+from .subcells import stamp
+
+__all__ = ["SEAT_COLOURS", "TILE", "render_rgb", "write_png"]
+
+#: Pixels per sub-cell and per tile.
+SUB = 12
+TILE = 3 * SUB
+#: Seat colours (RGB) for players 0..5.
+SEAT_COLOURS = ((214, 39, 40), (31, 119, 180), (255, 200, 14), (44, 160, 44), (148, 103, 189), (23, 23, 23))
+_BACKGROUND = (36, 38, 46)
+_TERRAIN = {
+    SegmentKind.CITY: (196, 128, 64),
+    SegmentKind.ROAD: (238, 232, 214),
+    SegmentKind.FIELD: (112, 168, 82),
+    SegmentKind.MONASTERY: (176, 58, 46),
+}
+_NO_SEGMENT = (128, 128, 128)
+_FLOOR_COLOURS = ((150, 150, 156), (20, 20, 20), (250, 250, 250))
+_INK = (16, 16, 16)
+_WATCH_LETTERS = dict(zip(WATCHTOWER_SUBJECTS, "MAROC", strict=True))
+#: 3×5 glyphs, rows top to bottom, bits left to right.
+_GLYPHS = {
+    "0": (7, 5, 5, 5, 7), "1": (2, 6, 2, 2, 7), "2": (7, 1, 7, 4, 7), "3": (7, 1, 7, 1, 7),
+    "4": (5, 5, 7, 1, 1), "5": (7, 4, 7, 1, 7), "6": (7, 4, 7, 5, 7), "7": (7, 1, 1, 1, 1),
+    "8": (7, 5, 7, 5, 7), "9": (7, 5, 7, 1, 7), "M": (5, 7, 7, 5, 5), "A": (2, 5, 7, 5, 5),
+    "R": (6, 5, 6, 5, 5), "O": (7, 5, 5, 5, 7), "C": (7, 4, 4, 4, 7),
+}
+
+
+def _text(img: np.ndarray, text: str, top: int, left: int, scale: int, colour: tuple[int, int, int]) -> None:
+    """Draw ``text`` (glyphs of :data:`_GLYPHS`) with its top-left corner at (top, left)."""
+    for i, ch in enumerate(text):
+        rows = _GLYPHS[ch]
+        x0 = left + i * 4 * scale
+        for r, bits in enumerate(rows):
+            for c in range(3):
+                if bits >> (2 - c) & 1:
+                    y = top + r * scale
+                    x = x0 + c * scale
+                    img[y:y + scale, x:x + scale] = colour
+
+
+def _disc(img: np.ndarray, cy: int, cx: int, radius: int, colour: tuple[int, int, int]) -> None:
+    """A filled disc with a dark outline."""
+    yy, xx = np.ogrid[-radius - 1:radius + 2, -radius - 1:radius + 2]
+    d2 = yy * yy + xx * xx
+    patch = img[cy - radius - 1:cy + radius + 2, cx - radius - 1:cx + radius + 2]
+    patch[d2 <= (radius + 1) ** 2] = _INK
+    patch[d2 <= radius * radius] = colour
+
+
+def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
+    """The board of ``game`` as a uint8 (H, W, 3) picture (module docstring)."""
+    mirror = encoder.mirror
+    layout = encoder.layout
+    box = mirror.box
+    cols = box.x1 - box.x0 + 1
+    rows = box.y1 - box.y0 + 1
+    bar = 2 * SUB
+    img = np.empty((rows * TILE + bar, max(cols * TILE, (4 * game.num_players + 1) * SUB), 3), dtype=np.uint8)
+    img[:] = _BACKGROUND
+    b = layout.board_index
+    link_e, link_s = b["link_east"], b["link_south"]
+
+    def origin(x: int, y: int) -> tuple[int, int]:
+        return (box.y1 - y) * TILE, (x - box.x0) * TILE
+
+    for x, y, tile, rot in mirror.placed:
+        top, left = origin(x, y)
+        st = stamp(tile, rot)
+        for r in range(3):
+            for c in range(3):
+                s = st.slots[r][c]
+                colour = _NO_SEGMENT if s < 0 else _TERRAIN[tile.segment_kinds[s]]
+                img[top + r * SUB:top + (r + 1) * SUB, left + c * SUB:left + (c + 1) * SUB] = colour
+                if s >= 0 and tile.segment_pennants[s] and st.cells[s][0] == 3 * r + c:
+                    y0, x0 = top + r * SUB + 2, left + c * SUB + 2
+                    img[y0:y0 + 4, x0:x0 + 4] = (30, 60, 200)
+        if mirror.inside(x, y):
+            mrow, mcol = 3 * (mirror.limit - y), 3 * (x + mirror.limit)
+            for r in range(3):
+                for c in range(3):
+                    if not mirror.board[link_e, mrow + r, mcol + c] and (c < 2 or (x + 1, y) in mirror.index_at):
+                        img[top + r * SUB:top + (r + 1) * SUB, left + (c + 1) * SUB - 1] = _INK
+                    if not mirror.board[link_s, mrow + r, mcol + c] and (r < 2 or (x, y - 1) in mirror.index_at):
+                        img[top + (r + 1) * SUB - 1, left + c * SUB:left + (c + 1) * SUB] = _INK
+        if tile.watchtower is not None:
+            _text(img, _WATCH_LETTERS[tile.watchtower.subject], top + SUB + 2, left + SUB + 3, 2, _INK)
+    for f in game.followers():
+        tile, rot = game.tile_at(f.x, f.y)[2:]  # type: ignore[index]
+        first = stamp(tile, rot).cells[f.slot][0]
+        top, left = origin(f.x, f.y)
+        cy, cx = top + (first // 3) * SUB + SUB // 2, left + (first % 3) * SUB + SUB // 2
+        _disc(img, cy, cx, SUB // 3, SEAT_COLOURS[f.owner])
+    if game.config.has("tower"):
+        st_tower = game.expansion_state("tower")
+        for x, y in st_tower.foundations():
+            top, left = origin(x, y)
+            y0, x0 = top + SUB - 2, left + SUB - 2
+            square = img[y0:y0 + SUB + 4, x0:x0 + SUB + 4]
+            colour = st_tower.colour(x, y)
+            if colour is None:
+                square[[0, -1], :] = _INK
+                square[:, [0, -1]] = _INK
+                continue
+            square[:] = _INK
+            square[1:-1, 1:-1] = _FLOOR_COLOURS[colour]
+            text_colour = (250, 250, 250) if colour == 1 else _INK
+            height = str(st_tower.height(x, y))
+            _text(img, height, y0 + 5, x0 + 2 + 2 * (3 - len(height)), 1, text_colour)
+            owner = st_tower.top(x, y)
+            if owner is not None:
+                _disc(img, y0 + 2, x0 + SUB + 1, SUB // 4, SEAT_COLOURS[owner])
+    base = rows * TILE + SUB // 2
+    for p, score in enumerate(game.scores):
+        left = SUB // 2 + p * 4 * SUB
+        img[base:base + SUB, left:left + SUB] = SEAT_COLOURS[p]
+        _text(img, str(score), base + 1, left + SUB + 3, 2, (240, 240, 240))
+    return img
+
+
+def write_png(path: str | Path, image: np.ndarray) -> None:
+    """Save a uint8 (H, W, 3) array as an 8-bit RGB PNG (zlib only)."""
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("expected a uint8 array of shape (H, W, 3)")
+    height, width = image.shape[:2]
+    raw = np.zeros((height, 1 + 3 * width), dtype=np.uint8)
+    raw[:, 1:] = image.reshape(height, 3 * width)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw.tobytes(), 9)) + chunk(b"IEND", b"")
+    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + body)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m carcassonne_env.env.render OUT.png``: play a seeded random game, save its picture."""
+    import argparse
+
+    from .aec import raw_env
+
+    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.env.render", description=main.__doc__)
+    parser.add_argument("out")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--expansions", default="tower,black_tower,watchtowers")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=10_000, help="stop after this many steps (default: all)")
+    args = parser.parse_args(argv)
+    expansions = [e for e in args.expansions.split(",") if e]
+    env = raw_env(players=args.players, expansions=expansions, render_mode="rgb_array")
+    env.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    for _ in range(args.steps):
+        if env.game.is_over:
+            break
+        env.step(int(rng.choice(np.flatnonzero(env.action_mask(env.agent_selection)))))
+    write_png(args.out, render_rgb(env.game, env.encoder))
+
+
+if __name__ == "__main__":
+    main()
