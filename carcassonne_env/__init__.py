@@ -1,23 +1,30 @@
 """carcassonne_env: Carcassonne with The Tower, Black Tower and The Watchtowers for RL.
 
 The rules engine is :mod:`carcassonne_env.engine` (no RL dependencies). The PettingZoo
-environment is imported lazily so that ``import carcassonne_env.engine`` stays light:
-``carcassonne_env.env(**config)`` (wrapped) and ``carcassonne_env.raw_env(**config)`` load
-:mod:`carcassonne_env.env` (and with it gymnasium and pettingzoo) on first use.
+environment lives in :mod:`carcassonne_env.environment`; the two factories below import it (and
+with it gymnasium and pettingzoo) on first call, so ``import carcassonne_env.engine`` stays light.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .environment.aec import CarcassonneAEC
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "env", "raw_env"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "env":
-        return importlib.import_module(".env", __name__)
-    if name == "raw_env":
-        return importlib.import_module(".env", __name__).raw_env
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def env(**config: Any) -> CarcassonneAEC:
+    """The wrapped PettingZoo AEC env ``carcassonne_v0`` (see docs/env.md)."""
+    from .environment import env as make_env
+
+    return make_env(**config)
+
+
+def raw_env(**config: Any) -> CarcassonneAEC:
+    """The unwrapped AEC env: an illegal action raises IllegalActionError."""
+    from .environment import raw_env as make_raw_env
+
+    return make_raw_env(**config)

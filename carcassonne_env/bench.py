@@ -51,7 +51,7 @@ def bench_env(config: GameConfig, games: int, seed: int) -> tuple[float, int]:
     """Seconds and AEC steps for ``games`` random games through ``last()`` + ``step()``."""
     import numpy as np
 
-    from .env import raw_env
+    from .environment import raw_env
 
     env = raw_env(**config.to_dict())
     rng = np.random.default_rng(seed)

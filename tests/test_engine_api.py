@@ -28,8 +28,9 @@ from carcassonne_env.engine.tiles import parse_catalogue
 
 def test_importing_the_engine_pulls_in_no_rl_library() -> None:
     code = (
-        "import sys, carcassonne_env.engine, carcassonne_env.engine.position;"
-        "bad = sorted({m.split('.')[0] for m in sys.modules} & {'gymnasium', 'pettingzoo', 'torch'});"
+        "import sys, carcassonne_env, carcassonne_env.engine, carcassonne_env.engine.position;"
+        "bad = sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'gymnasium', 'pettingzoo', 'torch', 'stable_baselines3'});"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
 import warnings
 
 import gymnasium
@@ -15,8 +13,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import carcassonne_env
 from carcassonne_env.engine import ActionKind, IllegalActionError
-from carcassonne_env.env import ENV_NAME, GYM_ID, raw_env
-from carcassonne_env.env.rewards import shaping_rewards, terminal_rewards
+from carcassonne_env.environment import ENV_NAME, GYM_ID, raw_env
+from carcassonne_env.environment.rewards import shaping_rewards, terminal_rewards
 
 ALL = ["tower", "black_tower", "watchtowers"]
 SMALL = {"window": 25}
@@ -49,20 +47,14 @@ def test_registered_with_pettingzoo_and_gymnasium() -> None:
     assert single.observation_space.contains(obs)
 
 
-def test_package_module_is_callable_and_lazy_attributes_resolve() -> None:
+def test_top_level_factories_and_versioned_module_build_the_env() -> None:
+    from carcassonne_env import carcassonne_v0
+
     wrapped = carcassonne_env.env(players=2)
     assert isinstance(wrapped, pettingzoo.AECEnv) and not isinstance(wrapped, raw_env)
-    assert carcassonne_env.raw_env is raw_env
     assert isinstance(carcassonne_env.raw_env(players=2), raw_env)
-
-
-def test_engine_import_loads_no_rl_library() -> None:
-    code = (
-        "import sys, carcassonne_env.engine, carcassonne_env; "
-        "bad = [m for m in ('gymnasium', 'pettingzoo', 'torch', 'stable_baselines3') if m in sys.modules]; "
-        "assert not bad, bad"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    assert carcassonne_v0.raw_env is raw_env
+    assert isinstance(carcassonne_v0.env(players=3).unwrapped, raw_env)
 
 
 def test_pickles_as_its_constructor_arguments() -> None:

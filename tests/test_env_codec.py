@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from carcassonne_env.engine import TOWER_TOP_SLOT, Action, ActionKind, IllegalActionError
-from carcassonne_env.env.codec import ActionCodec
-from carcassonne_env.env.window import BoundingBox, Window, required_size
+from carcassonne_env.environment.codec import ActionCodec
+from carcassonne_env.environment.window import BoundingBox, Window, required_size
 
 W = 7
 CODEC = ActionCodec(W)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from carcassonne_env.env.doc_tables import tables
-from carcassonne_env.env.options import DEFAULT_WINDOW
+from carcassonne_env.environment.doc_tables import tables
+from carcassonne_env.environment.options import DEFAULT_WINDOW
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "env.md"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from carcassonne_env.engine import GameConfig
-from carcassonne_env.env import raw_env
+from carcassonne_env.environment import raw_env
 
 ALL = ("tower", "black_tower", "watchtowers")
 VARIANTS = (

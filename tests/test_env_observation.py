@@ -16,11 +16,11 @@ import pytest
 
 from carcassonne_env.engine import ActionKind, FloorColour, Game, GameConfig, Phase, SegmentKind
 from carcassonne_env.engine.position import PositionBuilder
-from carcassonne_env.env import raw_env
-from carcassonne_env.env.layout import WATCHTOWER_SUBJECTS, Layout
-from carcassonne_env.env.observation import Encoder
-from carcassonne_env.env.subcells import stamp
-from carcassonne_env.env.window import Window
+from carcassonne_env.environment import raw_env
+from carcassonne_env.environment.layout import WATCHTOWER_SUBJECTS, Layout
+from carcassonne_env.environment.observation import Encoder
+from carcassonne_env.environment.subcells import stamp
+from carcassonne_env.environment.window import Window
 
 ALL = ("tower", "black_tower", "watchtowers")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from carcassonne_env.env import raw_env
-from carcassonne_env.env.render import SEAT_COLOURS, TILE, render_rgb, write_png
+from carcassonne_env.environment import raw_env
+from carcassonne_env.environment.render import SEAT_COLOURS, TILE, render_rgb, write_png
 
 ALL = ["tower", "black_tower", "watchtowers"]
 

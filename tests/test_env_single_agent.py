@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from carcassonne_env.env import GYM_ID, SingleAgentEnv
+from carcassonne_env.environment import GYM_ID, SingleAgentEnv
 
 TINY = {"players": 2, "window": 15}
 

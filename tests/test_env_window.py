@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from carcassonne_env.engine import ActionKind
-from carcassonne_env.env import DEFAULT_WINDOW, raw_env
-from carcassonne_env.env.measure_window import main, measure, report
+from carcassonne_env.environment import DEFAULT_WINDOW, raw_env
+from carcassonne_env.environment.measure_window import main, measure, report
 
 
 def test_a_small_measurement_adds_up(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Measure how large the board window must be: ``python -m carcassonne_env.env.measure_window``.
+"""Measure how large the board window must be: ``python -m carcassonne_env.environment.measure_window``.
 
 Plays uniformly random games with every expansion (tower, black_tower, watchtowers; all tile sets)
 and player counts cycling through 2–6 (game ``g`` has ``2 + g % 5`` players and seed ``g``). At
@@ -131,7 +131,7 @@ def report(stats: WindowStats) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m carcassonne_env.env.measure_window", description=__doc__.split("\n")[0]
+        prog="python -m carcassonne_env.environment.measure_window", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)

@@ -163,12 +163,12 @@ def write_png(path: str | Path, image: np.ndarray) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m carcassonne_env.env.render OUT.png``: play a seeded random game, save its picture."""
+    """``python -m carcassonne_env.environment.render OUT.png``: play a seeded random game, save its picture."""
     import argparse
 
     from .aec import raw_env
 
-    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.env.render", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.environment.render", description=main.__doc__)
     parser.add_argument("out")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--expansions", default="tower,black_tower,watchtowers")

@@ -1,4 +1,4 @@
-"""Print the generated tables of docs/env.md: ``python -m carcassonne_env.env.doc_tables``.
+"""Print the generated tables of docs/env.md: ``python -m carcassonne_env.environment.doc_tables``.
 
 The action segments for the default window and the observation layout for two players with every
 expansion come straight from :class:`.codec.ActionCodec` and :class:`.layout.Layout`; a test checks
