@@ -14,10 +14,10 @@ import random
 import numpy as np
 import pytest
 
-from carcassonne_env.engine import ActionKind, FloorColour, Game, GameConfig, Phase, SegmentKind
+from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, Phase, SegmentKind
 from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.environment import raw_env
-from carcassonne_env.environment.layout import WATCHTOWER_SUBJECTS, Layout
+from carcassonne_env.environment.layout import VARIANT_FLAGS, WATCHTOWER_SUBJECTS, Layout
 from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.environment.subcells import stamp
 from carcassonne_env.environment.window import Window
@@ -92,6 +92,8 @@ def expected_observation(game: Game, layout: Layout, window: Window, observer: i
                     board[b["link_south"], r0 + 2, c0 + cc] = s2 >= 0 and _joined_across(
                         t.tile, t.rotation, s, e.tile, e.rotation, s2, 2)
         cells[c["tile"], row, col] = 1
+        cells[c["tile_type"], row, col] = t.tile.index + 1
+        cells[c["rotation"], row, col] = t.rotation + 1
         cells[c["foundation"], row, col] = t.tile.tower_foundation
         if t.tile.watchtower is not None:
             cells[c["watchtower_" + t.tile.watchtower.subject.replace("-", "_")], row, col] = 1
@@ -114,6 +116,12 @@ def expected_observation(game: Game, layout: Layout, window: Window, observer: i
             cells[c["placed"], window.top - last.y, last.x - window.left] = 1
     vector[v["remaining"]:v["remaining"] + layout.tile_types] = game.remaining_counts
     vector[v["tiles_left"]] = game.tiles_left
+    config = game.config
+    for k, name in enumerate(("tower", "black_tower", "watchtowers")):
+        vector[v["expansions"] + k] = config.has(name)
+    for k, flag in enumerate(VARIANT_FLAGS):
+        vector[v["variants"] + k] = getattr(config, flag)
+    vector[v["extra_foundation_tiles"]] = config.extra_foundation_tiles
     for p in range(n):
         vector[v["scores"] + seat[p]] = game.scores[p]
         vector[v["supply"] + seat[p]] = game.supply[p]
@@ -240,28 +248,53 @@ def test_observations_are_fresh_arrays() -> None:
     assert not np.array_equal(env.observe("player_0")["observation"]["board"], a["observation"]["board"])
 
 
-def test_the_pile_order_is_never_observed() -> None:
-    config = GameConfig(players=2, expansions=ALL)
-    first = Game(config, seed=5)
-    pile = [t.id for t in first.record().replay(0)._pile]  # the order seed 5 produced
-    reordered = pile[:3] + list(reversed(pile[3:]))
-    games = [Game(config, tile_order=pile), Game(config, tile_order=reordered)]
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_pile_order_is_never_observed(players: int) -> None:
+    """Two games whose piles share the first 40 tiles and hold the rest in another order look the
+    same to every observer at every step until the draws differ (R4: the order is hidden)."""
+    config = GameConfig(players=players, expansions=ALL)
+    pile = Game(config, seed=5).to_dict()["pile"]
+    shared = 40
+    games = [Game(config, tile_order=pile), Game(config, tile_order=pile[:shared] + pile[:shared - 1:-1])]
+    assert games[0].to_dict()["pile"] != games[1].to_dict()["pile"]
     rng = random.Random(0)
-    encoders = [Encoder(config, 15), Encoder(config, 15)]
+    encoders = [Encoder(config, 23), Encoder(config, 23)]
     for g, e in zip(games, encoders, strict=True):
         e.reset(g)
-    for _ in range(4):  # the first two turns draw the same tiles
+    compared = 0
+    while games[0].current_tile is games[1].current_tile and not games[0].is_over:
+        for observer in range(players):
+            a, b = (e.observation(g, observer) for g, e in zip(games, encoders, strict=True))
+            for key in a:
+                np.testing.assert_array_equal(a[key], b[key])
+        compared += 1
         legal = games[0].legal_actions()
         action = legal[rng.randrange(len(legal))]
         for g, e in zip(games, encoders, strict=True):
             g.apply(action)
-            e.sync(g, action)
-        if games[0].phase is Phase.PLACE and games[0].current_tile is not games[1].current_tile:
-            break
-        for observer in range(2):
-            a, b = (e.observation(g, observer) for g, e in zip(games, encoders, strict=True))
-            for key in a:
-                np.testing.assert_array_equal(a[key], b[key])
+            e.sync(g)
+    assert compared > 2 * shared - 5, compared
+
+
+def test_an_encoder_started_in_the_capture_phase_marks_the_capturing_tower() -> None:
+    """The capture origin comes from the game, so a clone or a loaded game in T4 shows it too."""
+    config = GameConfig(players=2, expansions=("tower",))
+    game = (
+        PositionBuilder(config)
+        .tile("tower/F", 0, 0)
+        .tile("base/L", 1, 0)
+        .tower(0, 0, [FloorColour.NORMAL])
+        .follower(1, 1, 0, slot=0)
+        .build(pile=["base/L", "base/L"])
+    )
+    game.apply(game.legal_actions()[0])
+    game.apply(Action.floor(0, 0, FloorColour.NORMAL))
+    assert game.phase is Phase.CAPTURE
+    encoder = Encoder(config, 9)
+    encoder.reset(Game.from_dict(game.to_dict()))
+    cells = encoder.observation(game, 0)["cells"][encoder.layout.cells_index["capture_origin"]]
+    w = encoder.window
+    assert np.argwhere(cells).tolist() == [[w.top - 0, 0 - w.left]]
 
 
 def test_watchtower_planes_follow_the_subject_order() -> None:

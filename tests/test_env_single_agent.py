@@ -102,3 +102,21 @@ def test_maskable_ppo_trains_a_few_hundred_steps() -> None:
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3, 166])  # in games 3 and 166 seat 0 scores before seat 1 moves
+def test_the_learner_is_paid_every_point_including_the_opponents_opening_moves(seed: int) -> None:
+    """With shaping weight 1 and two players, the episode's rewards add up to the final score
+    difference plus the win/loss reward, whatever happened before the learner's first decision."""
+    env = SingleAgentEnv(seat=1, players=2, shaping=1.0)
+    _, _ = env.reset(seed=seed)
+    total = 0.0
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, terminated, truncated, _ = env.step(int(env.np_random.choice(legal)))
+        total += reward
+        done = terminated or truncated
+    scores = env.aec.game.scores
+    outcome = 0.0 if scores[0] == scores[1] else (1.0 if scores[1] > scores[0] else -1.0)
+    assert total == pytest.approx(scores[1] - scores[0] + outcome)

@@ -284,6 +284,11 @@ class Game:
         return tuple(self._history)
 
     @property
+    def last_action(self) -> Action | None:
+        """The most recent action applied (O(1), unlike :attr:`history`)."""
+        return self._history[-1] if self._history else None
+
+    @property
     def seed(self) -> int | None:
         return self._seed
 

@@ -8,7 +8,7 @@
 | Agents             | `agents = ['player_0', …, 'player_{n-1}']` (2–6, engine seat order)    |
 | Action Values      | Discrete(17·W² + 15) = Discrete(16352) for the default W = 31          |
 | Observation        | `{"observation": {"board", "cells", "vector"}, "action_mask"}`         |
-| Observation Shapes | board uint8 (11+2n, 3W, 3W), cells uint8 (14+n, W, W), vector float32 (116+6n+n²,) |
+| Observation Shapes | board uint8 (11+2n, 3W, 3W), cells uint8 (16+n, W, W), vector float32 (129+6n+n²,) |
 
 Carcassonne for 2–6 players over the rules engine :mod:`carcassonne_env.engine` (RULES.md): every
 decision of RULES.md §5 (T2 PLACE, T3 ACTION with ransom, T4 CAPTURE) is one step of the player
@@ -45,6 +45,7 @@ is truncated for every agent (no terminal reward).
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import gymnasium
@@ -171,7 +172,10 @@ class raw_env(CarcassonneAEC, EzPickle):
         game = self.game
         if action is None:
             raise IllegalActionError(f"{agent} is to move: None is the action of terminated or truncated agents only")
-        index = int(action)
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"{agent}: an action is an integer index, got {action!r}") from None
         try:
             engine_action = self.codec.decode(
                 index, self.encoder.window, game.current_player, game.num_players, game.placed_position
@@ -180,7 +184,7 @@ class raw_env(CarcassonneAEC, EzPickle):
         except IllegalActionError as exc:
             what = self.codec.describe(index, self.encoder.window) if 0 <= index < self.codec.n else "out of range"
             raise IllegalActionError(f"{agent} played illegal action {index} ({what}): {exc}") from None
-        self.encoder.sync(game, engine_action)
+        self.encoder.sync(game)
         self._cumulative_rewards[agent] = 0.0
         self.infos = {a: {} for a in self.agents}
         scores = game.scores

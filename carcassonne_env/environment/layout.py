@@ -17,9 +17,10 @@ from gymnasium import spaces
 
 from ..engine import FOLLOWERS_PER_PLAYER, GameConfig, load_catalogue
 from ..engine.black_tower import floor_supply
+from ..engine.config import EXPANSIONS
 from .subcells import Stamp
 
-__all__ = ["Entry", "Layout"]
+__all__ = ["VARIANT_FLAGS", "Entry", "Layout", "rules_entries"]
 
 #: Watchtower subjects in the order of their planes (R60).
 WATCHTOWER_SUBJECTS = ("meeple", "coat-of-arms", "road", "monastery", "city")
@@ -28,6 +29,11 @@ SATURATE = 255
 #: Bound of the ``scores`` entries: far above any reachable score (every tile of every set completing
 #: its features, all farmers and watchtowers and every ransom together stay in the low thousands).
 SCORE_BOUND = 10_000
+#: The boolean variant flags of :class:`GameConfig`, in the order of their vector entries.
+VARIANT_FLAGS = tuple(name for name in GameConfig.variant_docs() if name != "extra_foundation_tiles")
+#: Bound of the ``extra_foundation_tiles`` entry (R52 stops changing the supply at E = 8 for white
+#: floors but keeps adding black and normal floors per 4 tiles; no house deck goes past this).
+EXTRA_FOUNDATIONS_BOUND = 255
 
 _STATIC_DOCS = {
     "city": "the sub-cell shows a city segment",
@@ -96,6 +102,9 @@ class Layout:
         ]
         cells: list[tuple[str, int, float, str]] = [
             ("tile", 1, 1, "a tile lies here"),
+            ("tile_type", 1, len(catalogue.types), "catalogue index + 1 of the tile here (0: none); with "
+             "`rotation` it names the exact tile, e.g. which cities each field borders (R28)"),
+            ("rotation", 1, 4, "rotation + 1 of the tile here (0: none)"),
             ("foundation", 1, 1, "the tile has a tower foundation"),
             ("height", 1, SATURATE, "floors on the foundation (tower height h)"),
             ("normal", 1, 1, "the top floor is normal"),
@@ -128,6 +137,9 @@ class Layout:
             ("floors", 3 * n, floors_high, "floors in each seat's supply: normal, black, white per seat"),
             ("prisoners", n * n, FOLLOWERS_PER_PLAYER, "P[captor seat][owner seat], row-major (R46)"),
             ("ransom_paid", 1, 1, "the player to move has paid a ransom this turn (R48)"),
+            ("expansions", len(EXPANSIONS), 1, "enabled expansions: " + ", ".join(EXPANSIONS)),
+            ("variants", len(VARIANT_FLAGS), 1, "variant flags set (RULES.md §6): " + ", ".join(VARIANT_FLAGS)),
+            ("extra_foundation_tiles", 1, EXTRA_FOUNDATIONS_BOUND, "`extra_foundation_tiles` (R52)"),
         ]
         self.board = _entries(board)
         self.cells = _entries(cells)
@@ -170,3 +182,11 @@ class Layout:
                 out.append(f"| {where} | `{e.name}` | {e.high:g} | {e.doc} |")
             out.append("")
         return "\n".join(out)
+
+
+def rules_entries(config: GameConfig) -> np.ndarray:
+    """The ``expansions``, ``variants`` and ``extra_foundation_tiles`` entries of ``config``, in order."""
+    values = [float(config.has(e)) for e in EXPANSIONS]
+    values += [float(getattr(config, flag)) for flag in VARIANT_FLAGS]
+    values.append(float(config.extra_foundation_tiles))
+    return np.array(values, dtype=np.float32)

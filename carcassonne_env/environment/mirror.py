@@ -57,6 +57,8 @@ class Mirror:
         self._feature = b["complete"]
         self._feature_rows = len(layout.board) - self._feature
         self._tile = c["tile"]
+        self._tile_type = c["tile_type"]
+        self._rotation = c["rotation"]
         self._foundation = c["foundation"]
         self._height = c["height"]
         self._colour = c["normal"]
@@ -126,6 +128,8 @@ class Mirror:
             origin = 3 * row * 3 * self.side + 3 * col
             seg_cells = [origin + rel for rel in self._relative_cells(st)]
             self.cells[self._tile, row, col] = 1
+            self.cells[self._tile_type, row, col] = tile.index + 1
+            self.cells[self._rotation, row, col] = rot + 1
             self.cells[self._foundation, row, col] = tile.tower_foundation
             if tile.watchtower is not None:
                 self.cells[self._watch[tile.watchtower.subject], row, col] = 1

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Action, Game, GameConfig, Phase
-from .layout import Layout
+from ..engine import Game, GameConfig, Phase
+from .layout import Layout, rules_entries
 from .mirror import Mirror
 from .window import Window
 
@@ -57,20 +57,24 @@ class Encoder:
         v = layout.vector_entry
         self._v = {name: v[name].start for name in v}
         self._capture_origin: tuple[int, int] | None = None
+        rules = v["expansions"].start
+        self._rules = slice(rules, v["extra_foundation_tiles"].stop)
+        self._rules_values = rules_entries(config)
 
     def reset(self, game: Game) -> None:
-        """Mirror a new game."""
+        """Mirror ``game`` from scratch (a new game, or any game in any phase)."""
         self.mirror.reset(game)
-        self._update(game, None)
+        self._update(game)
 
-    def sync(self, game: Game, last: Action | None) -> None:
-        """Catch up with ``game`` after ``last`` was applied to it."""
+    def sync(self, game: Game) -> None:
+        """Catch up with ``game`` after any number of actions were applied to it."""
         self.mirror.sync(game)
-        self._update(game, last)
+        self._update(game)
 
-    def _update(self, game: Game, last: Action | None) -> None:
+    def _update(self, game: Game) -> None:
         self.window = Window.around(self.size, self.mirror.box, self.size)
         # T4 always follows the FLOOR that was just applied (RULES.md §5).
+        last = game.last_action
         self._capture_origin = (last.x, last.y) if game.phase is Phase.CAPTURE and last is not None else None
 
     @property
@@ -112,6 +116,7 @@ class Encoder:
         t = self.layout.tile_types
         out[v["remaining"]:v["remaining"] + t] = game.remaining_counts
         out[v["tiles_left"]] = game.tiles_left
+        out[self._rules] = self._rules_values
         seats = self._seats[observer]
         scores = game.scores
         supply = game.supply

@@ -86,6 +86,7 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         self.observation_space = self.aec.encoder.layout.observation_space()
         self.action_space = spaces.Discrete(self.aec.codec.n)
         self._random = RandomPolicy(np.random.default_rng())
+        self._carried = 0.0
 
     @property
     def learner(self) -> str:
@@ -101,17 +102,21 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         if self._seat_option is None:
             self.seat = int(self.np_random.integers(self.aec.game_config.players))
         self._play_others()
+        # The opponents' opening moves may already have moved the learner's reward (shaping); it is
+        # paid with the learner's first step, as gymnasium's reset returns no reward.
+        self._carried = float(self.aec._cumulative_rewards[self.learner])
         return self._observation(), dict(self.aec.infos[self.learner])
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         learner = self.learner
         try:
-            self.aec.step(int(action))
+            self.aec.step(action)
         except IllegalActionError as exc:
             return self._observation(), -1.0, True, False, {"illegal_action": str(exc)}
         self._play_others()
         aec = self.aec
-        reward = float(aec._cumulative_rewards[learner])
+        reward = float(aec._cumulative_rewards[learner]) + self._carried
+        self._carried = 0.0
         info = dict(aec.infos[learner])
         return self._observation(), reward, aec.terminations[learner], aec.truncations[learner], info
 
