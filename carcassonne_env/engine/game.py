@@ -498,16 +498,13 @@ class Game:
 
     # ------------------------------------------------------------------ legal action lists
     def _placements(self, tile: TileType) -> list[Action]:
+        """PLACE actions of ``tile``: per frontier cell, the rotations its requirement admits (R11).
+
+        Every frontier cell has its actions in ``_PLACE_CACHE`` (``_put_tile`` sees to it).
+        """
         fits = tile.fits
         cache = _PLACE_CACHE
-        out: list[Action] = []
-        for q, req in self._frontier.items():
-            rots = fits[req]
-            if rots:
-                acts = cache.get(q) or _place_actions_at(q)
-                for r in rots:
-                    out.append(acts[r])
-        return out
+        return [cache[q][r] for q, req in self._frontier.items() for r in fits[req]]
 
     def _action_options(self) -> list[Action]:
         out: list[Action] = []
@@ -571,7 +568,12 @@ class Game:
             j = board.get(q)
             d2 = (d + 2) & 3
             if j is None:
-                frontier[q] = frontier.get(q, 0) | (((code >> (2 * d)) & 3) << (2 * d2))
+                req = frontier.get(q)
+                if req is None:
+                    req = 0
+                    if q not in _PLACE_CACHE:
+                        _place_actions_at(q)
+                frontier[q] = req | (((code >> (2 * d)) & 3) << (2 * d2))
                 continue
             jbase = self._tile_base[j]
             theirs = self._tile_type[j].ports[self._tile_rot[j]][d2]

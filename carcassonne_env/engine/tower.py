@@ -37,6 +37,11 @@ _NORMAL = FloorColour.NORMAL
 _BLACK = FloorColour.BLACK
 _WHITE = FloorColour.WHITE
 _COLOURS = (_NORMAL, _BLACK, _WHITE)
+#: Per packed foundation position, built once so that the legal lists of T3 allocate nothing: the
+#: FLOOR actions for every set of colours in supply (bit c of the index = colour c) and the
+#: TOWER_TOP action.
+_FLOOR_ACTIONS: dict[int, tuple[tuple[Action, ...], ...]] = {}
+_TOP_ACTIONS: dict[int, Action] = {}
 
 
 @dataclass
@@ -141,13 +146,18 @@ class TowerExpansion(Expansion):
     def on_tile_placed(self, game: Game, pos: int, tile: TileType) -> None:
         if tile.tower_foundation:
             state(game).stacks[pos] = ()
+            if pos not in _TOP_ACTIONS:
+                x, y = unpack(pos)
+                acts = [Action(ActionKind.FLOOR, x, y, int(c)) for c in _COLOURS]
+                _FLOOR_ACTIONS[pos] = tuple(tuple(a for a in acts if mask >> a.arg & 1) for mask in range(8))
+                _TOP_ACTIONS[pos] = Action(ActionKind.TOWER_TOP, x, y, 0)
 
     def board_figures(self, game: Game) -> Iterable[tuple[int, int]]:
         return state(game).tops.items()
 
     # ------------------------------------------------------------------ T3 options
     def add_action_options(self, game: Game, out: list[Action]) -> None:
-        st = state(game)
+        st: TowerState = game._ext["tower"]  # type: ignore[assignment]
         player = game._current
         n = st.players
         if self.ransom_allowed and st.ransom_turn != game._turn and game._scores[player] >= RANSOM_PRICE:
@@ -157,27 +167,23 @@ class TowerExpansion(Expansion):
         if not stacks:
             return
         tops = st.tops
+        floors = st.floors
         f = 3 * player
-        have = [c for c in _COLOURS if st.floors[f + c]]
-        if have:
-            bare_ok = [c for c in have if c != _WHITE]
-            for p, stack in stacks.items():
-                if p in tops:
+        on_tower = (floors[f] > 0) | (floors[f + 1] > 0) << 1 | (floors[f + 2] > 0) << 2
+        on_bare = on_tower & 3  # R54: white only onto a tower, never onto a bare foundation
+        top_ok = game._supply[player] > 0
+        floor_actions = _FLOOR_ACTIONS
+        tower_tops = []
+        for p, stack in stacks.items():
+            if stack:
+                if stack[-1] == _WHITE or p in tops:
                     continue
-                if not stack:
-                    colours = bare_ok
-                elif stack[-1] == _WHITE:
-                    continue
-                else:
-                    colours = have
-                if colours:
-                    x, y = unpack(p)
-                    out.extend(Action(ActionKind.FLOOR, x, y, c) for c in colours)
-        if game._supply[player]:
-            for p, stack in stacks.items():
-                if stack and stack[-1] != _WHITE and p not in tops:
-                    x, y = unpack(p)
-                    out.append(Action(ActionKind.TOWER_TOP, x, y, 0))
+                out.extend(floor_actions[p][on_tower])
+                if top_ok:
+                    tower_tops.append(_TOP_ACTIONS[p])
+            else:
+                out.extend(floor_actions[p][on_bare])
+        out.extend(tower_tops)
 
     # ------------------------------------------------------------------ apply
     def apply(self, game: Game, action: Action) -> bool:
@@ -255,6 +261,8 @@ class TowerExpansion(Expansion):
 
     def _targets(self, game: Game, st: TowerState, p: int, height: int, colour: int) -> list[Action]:
         """CAPTURE actions for every capturable follower in the area (R40–R42, R55)."""
+        if not game._followers and not st.tops:
+            return []
         area = set(capture_area_packed(p, height, colour, self.capture_rules, game._board))
         player = game._current
         own_ok = self.own_capturable
