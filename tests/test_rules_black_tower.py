@@ -9,10 +9,10 @@ slot 1 field).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from scenario import BLUE, FILLER, GREEN, RED, YELLOW, cap, kinds, place_filler, position, start, tower
 
 from carcassonne_env.engine import (
     TOWER_TOP_SLOT,
@@ -26,13 +26,8 @@ from carcassonne_env.engine import (
     Phase,
 )
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
-from carcassonne_env.engine.position import PositionBuilder
-from carcassonne_env.engine.tower import TowerState
 
-RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 N, B, W = FloorColour.NORMAL, FloorColour.BLACK, FloorColour.WHITE
-FILLER = "base/L"
-ANCHOR = (40, 40)
 TOP = TOWER_TOP_SLOT
 
 
@@ -41,34 +36,16 @@ def black_config(players: int = 4, **variants: Any) -> GameConfig:
     return GameConfig(players=players, expansions=("tower", "black_tower"), **variants)
 
 
-def position(config: GameConfig) -> PositionBuilder:
-    """A builder with the far-away anchor tile already on the board."""
-    return PositionBuilder(config).tile(FILLER, *ANCHOR)
 
 
-def start(builder: PositionBuilder, player: int, turns: int = 2) -> Game:
-    """Build the position with ``turns`` filler tiles in the pile; ``player`` has drawn one."""
-    return builder.build(pile=[FILLER] * turns, current_player=player)
 
 
-def place_filler(game: Game) -> None:
-    x = ANCHOR[0] + 1
-    while game.tile_at(x, ANCHOR[1]) is not None:
-        x += 1
-    game.apply(Action.place(x, ANCHOR[1], 0))
 
 
-def tower(game: Game) -> TowerState:
-    st: TowerState = game.expansion_state("tower")
-    return st
 
 
-def cap(x: int, y: int, slot: int) -> Action:
-    return Action.capture(x, y, slot)
 
 
-def kinds(actions: Sequence[Action], *wanted: ActionKind) -> set[Action]:
-    return {a for a in actions if a.kind in wanted}
 
 
 def targets_after_floor(game: Game, x: int, y: int, colour: FloorColour) -> set[Action]:
@@ -190,7 +167,7 @@ def _e2() -> Game:
     for x, y in [(1, 1), (2, 2), (-2, -2), (1, 0), (0, 2), (2, 1)]:
         b.tile("base/L", x, y).follower(YELLOW, x, y, 0)
     b.tile("base/L", -2, 2).follower(GREEN, -2, 2, 0)
-    return start(b, RED, turns=4)
+    return start(b, RED, [FILLER] * 4)
 
 
 def test_r55_e2_black_floor_captures_along_the_diagonals() -> None:
@@ -305,7 +282,7 @@ def test_r57_open_black_tower_takes_a_follower_on_top() -> None:
 
 def test_r58_tower_switches_colour_until_capped() -> None:
     """R58: normal → black → normal → black over four turns, then a white floor caps it."""
-    game = start(position(black_config(players=2)).tile("tower/F", 0, 0).tower(0, 0, [N]), RED, turns=5)
+    game = start(position(black_config(players=2)).tile("tower/F", 0, 0).tower(0, 0, [N]), RED, [FILLER] * 5)
     seen = []
     for colour in (B, N, B, W):
         place_filler(game)

@@ -17,10 +17,10 @@ Tiles used (slots are indices into the tile's ``features`` in tiles.json):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from scenario import ANCHOR, BLUE, FILLER, GREEN, RED, YELLOW, cap, kinds, place_filler, position, start, tower
 
 from carcassonne_env.engine import (
     TOWER_TOP_SLOT,
@@ -35,12 +35,8 @@ from carcassonne_env.engine import (
 )
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
-from carcassonne_env.engine.tower import TowerState
 
-RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 N = FloorColour.NORMAL
-FILLER = "base/L"
-ANCHOR = (40, 40)
 TOP = TOWER_TOP_SLOT
 
 
@@ -49,31 +45,14 @@ def tower_config(players: int = 4, **variants: Any) -> GameConfig:
     return GameConfig(players=players, expansions=("tower",), **variants)
 
 
-def position(config: GameConfig) -> PositionBuilder:
-    """A builder with the far-away anchor tile already on the board."""
-    return PositionBuilder(config).tile(FILLER, *ANCHOR)
 
 
-def start(builder: PositionBuilder, player: int, pile: Sequence[str] = (FILLER, FILLER)) -> Game:
-    """Build the position; ``player`` has drawn the first tile of ``pile``."""
-    return builder.build(pile=list(pile), current_player=player)
 
 
-def place_filler(game: Game) -> None:
-    """T2 with the filler: put it in the anchor row, next to the last tile there."""
-    x = ANCHOR[0] + 1
-    while game.tile_at(x, ANCHOR[1]) is not None:
-        x += 1
-    game.apply(Action.place(x, ANCHOR[1], 0))
 
 
-def tower(game: Game) -> TowerState:
-    st: TowerState = game.expansion_state("tower")
-    return st
 
 
-def kinds(actions: Sequence[Action], *wanted: ActionKind) -> set[Action]:
-    return {a for a in actions if a.kind in wanted}
 
 
 def floor_then_targets(game: Game, x: int, y: int) -> set[Action]:
@@ -83,8 +62,6 @@ def floor_then_targets(game: Game, x: int, y: int) -> set[Action]:
     return set(game.legal_actions())
 
 
-def cap(x: int, y: int, slot: int) -> Action:
-    return Action.capture(x, y, slot)
 
 
 def accounted_followers(game: Game, player: int) -> int:

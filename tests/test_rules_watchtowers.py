@@ -19,18 +19,14 @@ Tiles (slot = index in the tile's ``features`` in tiles.json):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from scenario import BLUE, FILLER, GREEN, RED, YELLOW, place_filler, position, start
 
 from carcassonne_env.engine import Action, FloorColour, Game, GameConfig, load_catalogue
 from carcassonne_env.engine.actions import PASS
 from carcassonne_env.engine.position import PositionBuilder
-
-RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
-FILLER = "base/L"
-ANCHOR = (40, 40)
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -39,19 +35,10 @@ def watch_config(*, tower: bool = False, **variants: Any) -> GameConfig:
     return GameConfig(players=4, expansions=expansions, **variants)
 
 
-def position(config: GameConfig) -> PositionBuilder:
-    return PositionBuilder(config).tile(FILLER, *ANCHOR)
 
 
-def start(builder: PositionBuilder, player: int, pile: Sequence[str]) -> Game:
-    return builder.build(pile=list(pile), current_player=player)
 
 
-def place_filler(game: Game) -> None:
-    x = ANCHOR[0] + 1
-    while game.tile_at(x, ANCHOR[1]) is not None:
-        x += 1
-    game.apply(Action.place(x, ANCHOR[1], 0))
 
 
 def play(game: Game, x: int, y: int, rotation: int) -> None:

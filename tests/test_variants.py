@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from scenario import BLUE, FILLER, GREEN, RED, YELLOW, cap, place_filler, position
 
 from carcassonne_env.engine import (
     TOWER_TOP_SLOT,
@@ -27,10 +28,7 @@ from carcassonne_env.engine import (
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
 
-RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 N, B = FloorColour.NORMAL, FloorColour.BLACK
-FILLER = "base/L"
-ANCHOR = (40, 40)
 TOWER = ("tower",)
 BLACK_TOWER = ("tower", "black_tower")
 
@@ -40,19 +38,10 @@ def config(expansions: Sequence[str] = TOWER, players: int = 4, **variants: Any)
     return GameConfig(players=players, expansions=tuple(expansions), **variants)
 
 
-def position(cfg: GameConfig) -> PositionBuilder:
-    return PositionBuilder(cfg).tile(FILLER, *ANCHOR)
 
 
-def place_filler(game: Game) -> None:
-    x = ANCHOR[0] + 1
-    while game.tile_at(x, ANCHOR[1]) is not None:
-        x += 1
-    game.apply(Action.place(x, ANCHOR[1], 0))
 
 
-def cap(x: int, y: int, slot: int) -> Action:
-    return Action.capture(x, y, slot)
 
 
 Setup = Callable[[PositionBuilder], PositionBuilder]

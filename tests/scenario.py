@@ -1,0 +1,49 @@
+"""Shared set-up for the expansion rulebook tests.
+
+Every scenario keeps a far-away anchor tile at ``ANCHOR``: the tile a player must place before
+acting (T2) goes into the anchor row, so it never touches the position under test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
+from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.tower import TowerState
+
+RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
+FILLER = "base/L"
+ANCHOR = (40, 40)
+
+
+def position(config: GameConfig) -> PositionBuilder:
+    """A builder with the far-away anchor tile already on the board."""
+    return PositionBuilder(config).tile(FILLER, *ANCHOR)
+
+
+def start(builder: PositionBuilder, player: int, pile: Sequence[str] = (FILLER, FILLER)) -> Game:
+    """Build the position; ``player`` has drawn the first tile of ``pile``."""
+    return builder.build(pile=list(pile), current_player=player)
+
+
+def place_filler(game: Game) -> None:
+    """T2 with the filler: put it in the anchor row, next to the last tile there."""
+    x = ANCHOR[0] + 1
+    while game.tile_at(x, ANCHOR[1]) is not None:
+        x += 1
+    game.apply(Action.place(x, ANCHOR[1], 0))
+
+
+def tower(game: Game) -> TowerState:
+    st: TowerState = game.expansion_state("tower")
+    return st
+
+
+def kinds(actions: Sequence[Action], *wanted: ActionKind) -> set[Action]:
+    return {a for a in actions if a.kind in wanted}
+
+
+def cap(x: int, y: int, slot: int) -> Action:
+    """CAPTURE of the follower on segment ``slot`` (or the tower top) at (x, y)."""
+    return Action.capture(x, y, slot)
