@@ -23,7 +23,10 @@ SMALL = {"window": 25}
 @pytest.mark.parametrize("players", [2, 4])
 def test_pettingzoo_api_test(players: int) -> None:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test warns about Dict observations of any env not on its own list
+        warnings.simplefilter("error")
+        # api_test warns about Dict observations of any env that is not on its own list.
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
         api_test(carcassonne_env.env(players=players, expansions=ALL, **SMALL), num_cycles=300)
 
 
@@ -95,9 +98,7 @@ def test_wrapped_env_ends_the_game_with_a_penalty_for_an_illegal_action() -> Non
     env = carcassonne_env.env(players=3)
     env.reset(seed=0)
     env.last()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        env.step(0)
+    env.step(0)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 0, "player_2": 0}
 
