@@ -1,7 +1,12 @@
-"""Agents for carcassonne_env. Every agent implements :class:`Agent`: given an observation and
-its action mask it returns one legal action index of the env's ``Discrete(N)`` space."""
+"""Agents for carcassonne_env.
 
-from .base import Agent
-from .random_agent import RandomAgent
+Every player implements one of the two protocols of :mod:`carcassonne_env.players`, re-exported
+here: a :class:`Policy` (``act(observation, action_mask) -> int``, an index of the env's
+``Discrete(N)`` space whose mask entry is 1) or an :class:`EngineAgent`
+(``choose_action(game) -> Action``). :class:`PolicyAgent` / :func:`as_engine_agent` turn a policy
+into an engine agent; :class:`RandomAgent` plays at both levels.
+"""
 
-__all__ = ["Agent", "RandomAgent"]
+from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
+
+__all__ = ["EngineAgent", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent"]

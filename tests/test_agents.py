@@ -1,20 +1,9 @@
-"""Agents obey the mask."""
+"""The agents package re-exports the one set of player protocols of carcassonne_env.players."""
 
-import numpy as np
-import pytest
-
-from agents import Agent, RandomAgent
+import agents
+import carcassonne_env.players as players
 
 
-def test_random_agent_picks_only_legal_actions_and_covers_them() -> None:
-    mask = np.zeros(50, dtype=np.int8)
-    mask[[3, 17, 42]] = 1
-    agent = RandomAgent(seed=0)
-    assert isinstance(agent, Agent)
-    picks = {agent.act(None, mask) for _ in range(200)}
-    assert picks == {3, 17, 42}
-
-
-def test_random_agent_refuses_an_empty_mask() -> None:
-    with pytest.raises(ValueError, match="no action"):
-        RandomAgent(seed=0).act(None, np.zeros(5, dtype=np.int8))
+def test_agents_reexports_the_package_protocols() -> None:
+    for name in ("Policy", "EngineAgent", "PolicyAgent", "RandomAgent", "as_engine_agent"):
+        assert getattr(agents, name) is getattr(players, name)

@@ -301,3 +301,30 @@ def test_watchtower_planes_follow_the_subject_order() -> None:
     assert [e.name for e in Layout(GameConfig(), 5).cells if e.name.startswith("watchtower_")] == [
         "watchtower_" + w.replace("-", "_") for w in WATCHTOWER_SUBJECTS
     ]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_encoder_that_catches_up_many_moves_equals_one_synced_every_move(seed: int) -> None:
+    """Mirror.sync after any number of moves (a fresh encoder of a game in progress, or one that
+    skipped moves) gives the planes of the encoder synced after every move, for every observer."""
+    config = GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers"))
+    game = Game(config, seed=seed)
+    rng = random.Random(seed)
+    stepwise, skipping = Encoder(config, 23), Encoder(config, 23)
+    stepwise.reset(game)
+    skipping.reset(game)
+    moves = 0
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+        stepwise.sync(game)
+        moves += 1
+        if moves % 17 == 0 or game.is_over:
+            skipping.sync(game)
+            fresh = Encoder(config, 23)
+            fresh.reset(game)
+            for other in (skipping, fresh):
+                for observer in range(3):
+                    a, b = stepwise.observation(game, observer), other.observation(game, observer)
+                    for key in a:
+                        np.testing.assert_array_equal(a[key], b[key], err_msg=f"{key} after {moves} moves")

@@ -65,8 +65,13 @@ def test_opponents_play_the_other_seats_until_the_learner_decides() -> None:
     assert total in (-1.0, 0.0, 1.0)
 
 
-def test_random_seat_and_callable_opponent() -> None:
-    env = SingleAgentEnv(opponents=lambda obs, mask: int(np.flatnonzero(mask)[-1]), seat=None, players=4)
+class LastLegal:
+    def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_random_seat() -> None:
+    env = SingleAgentEnv(opponents=LastLegal(), seat=None, players=4)
     seats = set()
     for seed in range(6):
         env.reset(seed=seed)
@@ -87,7 +92,7 @@ def test_an_illegal_learner_action_ends_the_episode_with_minus_one() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="seat"):
         SingleAgentEnv(seat=2, players=2)
-    with pytest.raises(ValueError, match="one policy per other seat"):
+    with pytest.raises(ValueError, match="one player per other seat"):
         SingleAgentEnv(opponents=[FirstLegal()], players=3)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 from carcassonne_env.engine import ActionKind
 from carcassonne_env.environment import DEFAULT_WINDOW, raw_env
 from carcassonne_env.environment.measure_window import main, measure, report
+from carcassonne_env.environment.options import MIN_WINDOW
 
 
 def test_a_small_measurement_adds_up(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -23,7 +24,7 @@ def test_a_small_measurement_adds_up(capsys) -> None:  # type: ignore[no-untyped
 
 
 def test_a_too_small_window_flags_overflow_and_keeps_the_encodable_actions() -> None:
-    env = raw_env(players=2, window=3)
+    env = raw_env(players=2, window=MIN_WINDOW)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     flagged = 0

@@ -6,7 +6,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-__all__ = ["EXPANSIONS", "TILE_SETS", "ConfigError", "GameConfig"]
+import numpy as np
+
+__all__ = ["EXPANSIONS", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
 
 #: Expansion name → the tile set it needs and the expansions it requires.
 EXPANSIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {
@@ -15,6 +17,17 @@ EXPANSIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "watchtowers": ("watchtowers", ()),
 }
 TILE_SETS: tuple[str, ...] = ("base", "tower", "watchtowers")
+
+
+def as_int(value: object) -> int | None:
+    """``value`` as a Python int if it is an integer, else None.
+
+    The one integer rule of the package: Python ints and numpy integers (``np.int64(3)``) are
+    integers; bools (``True``, ``np.True_``), floats (``3.0``) and strings (``"3"``) are not.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
 
 
 class ConfigError(ValueError):
@@ -35,6 +48,7 @@ class GameConfig:
 
     ``tile_sets`` defaults to ``base`` plus the tile sets of the enabled expansions. A variant flag
     that belongs to an expansion (the ``requires`` metadata) may only be set with that expansion.
+    Integer fields take any integer of :func:`as_int` (numpy integers too) and store a Python int.
     """
 
     players: int = 2
@@ -61,10 +75,12 @@ class GameConfig:
     MAX_PLAYERS: ClassVar[int] = 6
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, int):
+        players = as_int(self.players)
+        if players is None:
             raise ConfigError("players", f"must be an int, got {self.players!r}")
-        if not self.MIN_PLAYERS <= self.players <= self.MAX_PLAYERS:
-            raise ConfigError("players", f"must be {self.MIN_PLAYERS}–{self.MAX_PLAYERS} (R3), got {self.players}")
+        if not self.MIN_PLAYERS <= players <= self.MAX_PLAYERS:
+            raise ConfigError("players", f"must be {self.MIN_PLAYERS}–{self.MAX_PLAYERS} (R3), got {players}")
+        object.__setattr__(self, "players", players)
         expansions = self._names("expansions", self.expansions, tuple(EXPANSIONS))
         for name in expansions:
             for needed in EXPANSIONS[name][1]:
@@ -88,8 +104,11 @@ class GameConfig:
             if f.type in (bool, "bool"):
                 if not isinstance(value, bool):
                     raise ConfigError(f.name, f"must be a bool, got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f.name, f"must be a non-negative int, got {value!r}")
+            else:
+                number = as_int(value)
+                if number is None or number < 0:
+                    raise ConfigError(f.name, f"must be a non-negative int, got {value!r}")
+                object.__setattr__(self, f.name, number)
             if value and requires is not None and requires not in expansions:
                 raise ConfigError(f.name, f"only applies with the {requires!r} expansion")
 

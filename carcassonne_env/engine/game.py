@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
-from .config import GameConfig
+from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
@@ -117,16 +117,24 @@ class Game:
         seed: int | None = None,
         tile_order: Sequence[str] | None = None,
     ) -> None:
-        config = config or GameConfig()
+        if config is None:
+            config = GameConfig()
+        elif not isinstance(config, GameConfig):
+            raise TypeError(
+                f"config must be a GameConfig (GameConfig(**fields) or GameConfig.from_dict(mapping)), got {config!r}"
+            )
         catalogue = load_catalogue()
         if seed is not None and tile_order is not None:
             raise ValueError("give a seed or a tile_order, not both")
         if tile_order is None:
             if seed is None:
                 seed = secrets.randbits(63)
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            number = as_int(seed)
+            if number is None:
                 raise TypeError(f"seed must be an int, got {seed!r}")
-            seed = int(seed)
+            if number < 0:
+                raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+            seed = number
             pile = [
                 t for s in config.tile_sets or () for t in catalogue.sets[s]
                 for _ in range(t.count - t.is_start)

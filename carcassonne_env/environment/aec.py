@@ -20,8 +20,16 @@ rewards, :mod:`.options` the options.
 ### Arguments
 ``env(render_mode=None, **config)``: the fields of :class:`~carcassonne_env.engine.GameConfig`
 (``players``, ``expansions``, ``tile_sets`` and the variant flags) plus ``window``, ``reward`` and
-``shaping``. ``reset(seed=s)`` plays the game ``Game(config, seed=s)``; ``reset()`` without a seed
-draws the next game seed from the generator of the last seed.
+``shaping``. ``reset(seed=s)`` plays the game ``Game(config, seed=s)`` (``s`` a non-negative int);
+``reset()`` without a seed draws the next game seed from the generator of the last seed.
+
+### Engine-level agents
+:meth:`raw_env.play` steps the agent to move with an engine ``Action`` instead of an index (for
+agents that choose from :attr:`raw_env.game`; the action need not lie inside the window).
+
+### Pickling
+``raw_env`` pickles as its constructor arguments plus, once reset, the game in progress and the
+bookkeeping of the current step: an unpickled env (in any process) continues the same game.
 
 ### Observation
 Egocentric: seat k is the player k seats after the observer. ``action_mask`` (int8) has exactly
@@ -55,7 +63,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine import Game, IllegalActionError
+from ..engine import Action, Game, IllegalActionError
 from .codec import ActionCodec
 from .observation import Encoder
 from .options import split_config
@@ -68,6 +76,11 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 ObsDict = dict[str, Any]
 #: The AEC env type of this package: agents are strings, observations dicts, actions ints.
 CarcassonneAEC = AECEnv[str, ObsDict, Any]
+#: What a reset env pickles besides its constructor arguments: the game and this step's bookkeeping.
+_PROGRESS = (
+    "_game", "_seeds", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
+    "agent_selection", "_scores", "window_overflows",
+)
 
 
 def env(**config: Any) -> CarcassonneAEC:
@@ -79,7 +92,8 @@ def env(**config: Any) -> CarcassonneAEC:
 
 
 class raw_env(CarcassonneAEC, EzPickle):
-    """The unwrapped AEC env (module docstring). Pickles as its constructor arguments (EzPickle)."""
+    """The unwrapped AEC env (module docstring). Pickles as its constructor arguments (EzPickle) and
+    the game in progress."""
 
     metadata = {  # noqa: RUF012 (AECEnv declares it an instance attribute)
         "render_modes": list(RENDER_MODES),
@@ -129,13 +143,13 @@ class raw_env(CarcassonneAEC, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._seeds = np.random.default_rng(seed)
-            game_seed = int(seed)
+            game = Game(self.game_config, seed=seed)  # validates the seed, naming it
+            self._seeds = np.random.default_rng(game.seed)
         else:
             if self._seeds is None:
                 self._seeds = np.random.default_rng()
-            game_seed = int(self._seeds.integers(2**63))
-        game = self._game = Game(self.game_config, seed=game_seed)
+            game = Game(self.game_config, seed=int(self._seeds.integers(2**63)))
+        self._game = game
         self.encoder.reset(game)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -159,10 +173,9 @@ class raw_env(CarcassonneAEC, EzPickle):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The int8 mask of ``agent``: its legal actions if it is to move, else all zeros (fresh)."""
-        mask = np.zeros(self.codec.n, dtype=np.int8)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask[self._legal()] = 1
-        return mask
+            return self.codec.mask(self._legal())
+        return self.codec.mask(())
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -177,13 +190,29 @@ class raw_env(CarcassonneAEC, EzPickle):
         except TypeError:
             raise IllegalActionError(f"{agent}: an action is an integer index, got {action!r}") from None
         try:
-            engine_action = self.codec.decode(
-                index, self.encoder.window, game.current_player, game.num_players, game.placed_position
-            )
-            game.apply(engine_action)
+            game.apply(self.codec.decode_for(game, index, self.encoder.window))
         except IllegalActionError as exc:
             what = self.codec.describe(index, self.encoder.window) if 0 <= index < self.codec.n else "out of range"
             raise IllegalActionError(f"{agent} played illegal action {index} ({what}): {exc}") from None
+        self._applied(agent)
+
+    def play(self, action: Action) -> None:
+        """Step the agent to move with the engine ``action`` (engine-level agents, module docstring).
+
+        Raises IllegalActionError if ``action`` is not legal or the agent to move is done.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            raise IllegalActionError(f"{agent} is done: step(None) it instead of playing {action}")
+        try:
+            self.game.apply(action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"{agent} played illegal action {action}: {exc}") from None
+        self._applied(agent)
+
+    def _applied(self, agent: str) -> None:
+        """Bookkeeping after ``agent``'s action was applied to the game: rewards, infos, next agent."""
+        game = self.game
         self.encoder.sync(game)
         self._cumulative_rewards[agent] = 0.0
         self.infos = {a: {} for a in self.agents}
@@ -223,15 +252,26 @@ class raw_env(CarcassonneAEC, EzPickle):
     def close(self) -> None:
         """Nothing to release (rendering opens no window)."""
 
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        state: dict[str, Any] = EzPickle.__getstate__(self)
+        if self._game is not None:
+            state["progress"] = {name: getattr(self, name) for name in _PROGRESS}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        progress = state.get("progress")
+        EzPickle.__setstate__(self, {k: v for k, v in state.items() if k != "progress"})
+        if progress is not None:
+            self.__dict__.update(progress)
+            self.encoder.reset(self.game)
+
     # ------------------------------------------------------------------ internals
     def _legal(self) -> list[int]:
         """Indices of the current decision's encodable legal actions (cached per decision)."""
         if self._legal_indices is None:
-            game = self.game
-            self._legal_indices, _ = self.codec.encode_all(
-                game.legal_actions(), self.encoder.window, game.current_player, game.num_players,
-                self.encoder.frontier_inside,
-            )
+            encoder = self.encoder
+            self._legal_indices, _ = self.codec.legal_indices(self.game, encoder.window, encoder.frontier_inside)
         return self._legal_indices
 
     def _new_decision(self) -> None:
@@ -239,10 +279,7 @@ class raw_env(CarcassonneAEC, EzPickle):
         self._legal_indices = None
         if self.encoder.frontier_inside:
             return
-        game = self.game
-        self._legal_indices, dropped = self.codec.encode_all(
-            game.legal_actions(), self.encoder.window, game.current_player, game.num_players, False
-        )
+        self._legal_indices, dropped = self.codec.legal_indices(self.game, self.encoder.window, False)
         if dropped:
             self.window_overflows += 1
             self.infos[self.agent_selection].update(window_overflow=True, unencodable_actions=dropped)

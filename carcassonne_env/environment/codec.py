@@ -15,7 +15,18 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..engine import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, GameConfig, IllegalActionError, load_catalogue
+import numpy as np
+
+from ..engine import (
+    TOWER_TOP_SLOT,
+    Action,
+    ActionKind,
+    FloorColour,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    load_catalogue,
+)
 from .window import Window
 
 __all__ = ["INDEX_MEANING", "ActionCodec", "Segment"]
@@ -114,6 +125,16 @@ class ActionCodec:
                 out.append(index)
         return out, len(legal) - len(out)
 
+    def legal_indices(self, game: Game, window: Window, inside: bool) -> tuple[list[int], int]:
+        """:meth:`encode_all` of ``game``'s legal actions for the player to move."""
+        return self.encode_all(game.legal_actions(), window, game.current_player, game.num_players, inside)
+
+    def mask(self, indices: Sequence[int]) -> np.ndarray:
+        """The int8 action mask with a 1 at each of ``indices``."""
+        mask = np.zeros(self.n, dtype=np.int8)
+        mask[list(indices)] = 1
+        return mask
+
     # ------------------------------------------------------------------ decode
     def split(self, index: int) -> tuple[Segment, int, int]:
         """(segment, cell, argument) of ``index``; cell is -1 for segments not spread over cells."""
@@ -149,6 +170,10 @@ class ActionCodec:
                 raise IllegalActionError(f"action {index} ({self.describe(index)}): this game has {players} players")
             return Action(kind, 0, 0, (player + arg + 1) % players)
         return Action(kind)
+
+    def decode_for(self, game: Game, index: int, window: Window) -> Action:
+        """:meth:`decode` of ``index`` in ``game``'s current decision."""
+        return self.decode(index, window, game.current_player, game.num_players, game.placed_position)
 
     def markdown(self) -> str:
         """The segment table of docs/env.md for this window size."""

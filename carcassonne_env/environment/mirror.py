@@ -6,7 +6,8 @@ player order; the encoder rotates them to the observer. :meth:`Mirror.sync` brin
 date after any number of engine steps by looking only at what can have changed:
 
 * tiles placed since the last sync (the engine numbers placements): their static stamp, the links
-  across their borders, and the features they merged (:meth:`Game.feature_key`);
+  across their borders, and the features they merged (:meth:`Game.feature_key`), one tile or many
+  (a fresh mirror of a game in progress catches up all its tiles at once);
 * the followers on segments (a dict compare against the engine's live view);
 * tower stacks and tops (dict compares against the tower state).
 
@@ -148,10 +149,18 @@ class Mirror:
             j = self.index_at.get((x + dx, y + dy))
             if j is not None:
                 keys.update(self._key_of[h] for h in range(self._bases[j], self._bases[j] + self._counts[j]))
+        # Group the features around the new tile by the engine's key *now*. When sync catches up
+        # several tiles, that key may be a segment of a tile not mirrored yet, and features may be
+        # joined early through such tiles: both are harmless, as the end state is the engine's.
+        groups: dict[int, list[int]] = {}
         for key in keys:
-            root = game.feature_key(key)
-            if root != key:
-                self._merge(key, root)
+            groups.setdefault(game.feature_key(key), []).append(key)
+        mirrored = len(self._key_of)
+        for root, members in groups.items():
+            target = self._key_of[root] if root < mirrored else members[0]
+            for key in members:
+                if key != target:
+                    self._merge(key, target)
         affected.update(self._key_of[g] for g in range(base, base + count))
         if tile.monastery_slot >= 0:
             self._monastery_at[(x, y)] = base + tile.monastery_slot

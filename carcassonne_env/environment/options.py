@@ -7,7 +7,7 @@ env options below from the game fields (anything else must be a ``GameConfig`` f
 ==========  ==============  =====================================================================
 option      default         meaning
 ==========  ==============  =====================================================================
-window      31              board window W (cells per side); see docs/env.md for the measurement
+window      31              board window W (cells per side), MIN_WINDOW ≤ W ≤ MAX_WINDOW; docs/env.md
 reward      ``"win_loss"``  terminal reward: ``"win_loss"`` (+1/−1/0) or ``"score_diff"``
 shaping     0.0             weight of the per-step score-delta shaping reward (0 = off)
 ==========  ==============  =====================================================================
@@ -20,12 +20,19 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from ..engine import ConfigError, GameConfig
+from ..engine.config import as_int
 
-__all__ = ["DEFAULT_WINDOW", "REWARD_MODES", "EnvOptions", "RewardMode", "split_config"]
+__all__ = ["DEFAULT_WINDOW", "MAX_WINDOW", "MIN_WINDOW", "REWARD_MODES", "EnvOptions", "RewardMode", "split_config"]
 
 #: Default board window: the measured worst case of 10,000 random games (29) plus one cell of margin
 #: on every side (docs/env.md).
 DEFAULT_WINDOW = 31
+#: Smallest window: the smallest W with which fewer than half of the decisions of random games with
+#: every expansion have a legal action outside the window (measured in docs/env.md; W = 9: 60 %).
+MIN_WINDOW = 11
+#: Largest window: every board of the 102 tiles there are (all tile sets) fits with its frontier,
+#: even all of them in one line (extent 102, W = 105), so a larger W only costs memory.
+MAX_WINDOW = 105
 RewardMode = Literal["win_loss", "score_diff"]
 REWARD_MODES: tuple[RewardMode, ...] = ("win_loss", "score_diff")
 
@@ -39,8 +46,10 @@ class EnvOptions:
     shaping: float = 0.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 3:
-            raise ConfigError("window", f"must be an int ≥ 3, got {self.window!r}")
+        window = as_int(self.window)
+        if window is None or not MIN_WINDOW <= window <= MAX_WINDOW:
+            raise ConfigError("window", f"must be an int in {MIN_WINDOW}..{MAX_WINDOW}, got {self.window!r}")
+        object.__setattr__(self, "window", window)
         if self.reward not in REWARD_MODES:
             raise ConfigError("reward", f"must be one of {', '.join(REWARD_MODES)}, got {self.reward!r}")
         shaping = self.shaping

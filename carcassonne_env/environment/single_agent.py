@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium view for Stable-Baselines3: the learner plays one seat, policies the rest.
+"""A single-agent Gymnasium view for Stable-Baselines3: the learner plays one seat, other players the rest.
 
 ``SingleAgentEnv(opponents=None, seat=0, render_mode=None, **config)`` wraps :class:`.aec.raw_env`.
 Observations are the learner's ``{"board", "cells", "vector"}`` (a flat Dict, which SB3's
@@ -7,56 +7,38 @@ sb3-contrib's ``MaskablePPO``. After the learner's action the other seats play u
 learner's decision again or the game ends; the reward is everything the learner earned meanwhile
 (terminal reward and, if enabled, shaping).
 
-Opponents are *policies*: callables ``policy(observation, action_mask) -> int`` or objects with
-``act(observation, action_mask) -> int`` (the agents' protocol), seeing their own egocentric
-observation. ``opponents`` is None (uniformly random legal actions, drawn from the env's
-``np_random``), one policy for every other seat, or a sequence with one policy per other seat in
-seat order after the learner. ``seat=None`` draws the learner's seat at every reset.
+Opponents are players of :mod:`carcassonne_env.players`: engine agents (``choose_action(game)``,
+handed the env's game; preferred when a player has both methods) or policies
+(``act(observation, action_mask)``, shown their own egocentric observation). ``opponents`` is None
+(uniformly random legal actions drawn from the env's ``np_random``), one player for every other
+seat, or a sequence with one player per other seat in seat order after the learner.
+:meth:`SingleAgentEnv.set_opponents` changes them between episodes, also inside vectorised envs:
+``vec_env.env_method("set_opponents", opponents)`` (the opponents must pickle for ``SubprocVecEnv``).
+``seat=None`` draws the learner's seat at every reset.
 
-An illegal learner action ends the episode with reward −1 and ``info["illegal_action"]`` (so that
-unmasked algorithms and Gymnasium's checker can step it); a masked learner never plays one.
+``reset(seed=s)`` plays the game ``Game(config, seed=s)``, the same as the AEC env's
+``reset(seed=s)``. An illegal learner action ends the episode with reward −1 and
+``info["illegal_action"]`` (so that unmasked algorithms and Gymnasium's checker can step it); a
+masked learner never plays one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .. import players
 from ..engine import IllegalActionError
+from ..engine.config import as_int
 from .aec import raw_env
 
-__all__ = ["Policy", "RandomPolicy", "SingleAgentEnv"]
+__all__ = ["SingleAgentEnv"]
 
 Observation = dict[str, Any]
-
-
-class _Agent(Protocol):
-    def act(self, observation: Observation, action_mask: np.ndarray) -> int: ...
-
-
-Policy = Callable[[Observation, np.ndarray], int] | _Agent
-
-
-class RandomPolicy:
-    """Uniform over the legal actions, drawing from ``rng``."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def __call__(self, observation: Observation, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        return int(legal[self.rng.integers(len(legal))])
-
-
-def _call(policy: Policy, observation: Observation, mask: np.ndarray) -> int:
-    act = getattr(policy, "act", None)
-    if act is not None:
-        return int(act(observation, mask))
-    return int(policy(observation, mask))  # type: ignore[operator]
 
 
 class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
@@ -66,7 +48,7 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
 
     def __init__(
         self,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: players.Player | Sequence[players.Player] | None = None,
         seat: int | None = 0,
         render_mode: str | None = None,
         **config: Any,
@@ -76,17 +58,45 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         self.aec = raw_env(render_mode=render_mode, **config)
         self.render_mode = render_mode
         n = self.aec.game_config.players
-        if seat is not None and not 0 <= seat < n:
-            raise ValueError(f"seat must be in 0..{n - 1} or None, got {seat}")
-        if isinstance(opponents, Sequence) and len(opponents) != n - 1:
-            raise ValueError(f"give one policy per other seat ({n - 1}), got {len(opponents)}")
-        self._opponents = opponents
+        if seat is not None:
+            number = as_int(seat)
+            if number is None:
+                raise TypeError(f"seat must be an int or None, got {seat!r}")
+            if not 0 <= number < n:
+                raise ValueError(f"seat must be in 0..{n - 1} or None, got {seat!r}")
+            seat = number
         self._seat_option = seat
         self.seat = 0 if seat is None else seat
+        self._opponents: tuple[players.Player, ...] | None = None
+        self.set_opponents(opponents)
         self.observation_space = self.aec.encoder.layout.observation_space()
         self.action_space = spaces.Discrete(self.aec.codec.n)
-        self._random = RandomPolicy(np.random.default_rng())
+        self._random = players.RandomAgent(np.random.default_rng())
         self._carried = 0.0
+
+    def set_opponents(self, opponents: players.Player | Sequence[players.Player] | None) -> None:
+        """Replace the opponents (module docstring) from the next decision on; call it between episodes.
+
+        Raises TypeError naming ``opponents`` for anything that is not a player or a sequence of
+        them, and ValueError for a sequence of the wrong length.
+        """
+        n = self.aec.game_config.players
+        if opponents is None:
+            self._opponents = None
+            return
+        if isinstance(opponents, players.EngineAgent | players.Policy):
+            self._opponents = (opponents,) * (n - 1)
+            return
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            raise TypeError(f"opponents must be None, a player or a sequence of players, got {opponents!r}")
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: give one player per other seat ({n - 1}), got {len(opponents)}")
+        for k, player in enumerate(opponents):
+            if not isinstance(player, players.EngineAgent | players.Policy):
+                raise TypeError(
+                    f"opponents[{k}] must have choose_action(game) or act(observation, action_mask), got {player!r}"
+                )
+        self._opponents = tuple(opponents)
 
     @property
     def learner(self) -> str:
@@ -96,9 +106,9 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        self._random.rng = self.np_random
-        self.aec.reset(seed=int(self.np_random.integers(2**63)))
+        self.aec.reset(seed=seed)  # validates the seed, naming it
+        super().reset(seed=None if seed is None else self.aec.game.seed)
+        self._random = players.RandomAgent(self.np_random)
         if self._seat_option is None:
             self.seat = int(self.np_random.integers(self.aec.game_config.players))
         self._play_others()
@@ -130,14 +140,10 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
     def _observation(self) -> Observation:
         return self.aec.encoder.observation(self.aec.game, self.seat)
 
-    def _policy(self, seat: int) -> Policy:
-        opponents = self._opponents
-        if opponents is None:
+    def _opponent(self, seat: int) -> players.Player:
+        if self._opponents is None:
             return self._random
-        if isinstance(opponents, Sequence):
-            n = self.aec.game_config.players
-            return opponents[(seat - self.seat) % n - 1]
-        return opponents
+        return self._opponents[(seat - self.seat) % self.aec.game_config.players - 1]
 
     def _play_others(self) -> None:
         """Step the other seats until the learner decides or the game has ended."""
@@ -145,5 +151,9 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         learner = self.learner
         while aec.agent_selection != learner and not (aec.terminations[learner] or aec.truncations[learner]):
             agent = aec.agent_selection
-            obs = aec.observe(agent)
-            aec.step(_call(self._policy(aec.seat_of(agent)), obs["observation"], obs["action_mask"]))
+            player = self._opponent(aec.seat_of(agent))
+            if isinstance(player, players.EngineAgent):
+                aec.play(player.choose_action(aec.game))
+            else:
+                obs = aec.observe(agent)
+                aec.step(player.act(obs["observation"], obs["action_mask"]))

@@ -1,0 +1,144 @@
+"""The two protocols players implement, the adapter between them, and the random player.
+
+* :class:`Policy` — observation level, what RL policies implement:
+  ``act(observation, action_mask) -> int`` with the env's egocentric observation
+  ``{"board", "cells", "vector"}`` and int8 mask of the player to move (docs/env.md).
+* :class:`EngineAgent` — engine level, what search agents implement: ``choose_action(game) -> Action``
+  for ``game.current_player``. It must not mutate ``game``, may read only public state and uses
+  ``game.determinize(rng)`` for anything about future tiles.
+
+:class:`PolicyAgent` turns a policy into an engine agent through the env's observation encoder and
+action codec; :func:`as_engine_agent` accepts either kind. The other direction needs no adapter: the
+envs hand an engine agent their game (``SingleAgentEnv`` opponents, :meth:`raw_env.play`).
+:class:`RandomAgent` is the one uniformly random player, at both levels.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from .engine import Action, Game, IllegalActionError
+from .engine.config import as_int
+from .environment.codec import ActionCodec
+from .environment.observation import Encoder
+from .environment.options import DEFAULT_WINDOW, EnvOptions
+
+__all__ = ["EngineAgent", "Observation", "Player", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent"]
+
+#: The env's observation of one player: ``{"board", "cells", "vector"}`` (docs/env.md).
+Observation = dict[str, np.ndarray]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Observation level: returns an action index whose ``action_mask`` entry is 1."""
+
+    def act(self, observation: Observation, action_mask: np.ndarray) -> int: ...
+
+
+@runtime_checkable
+class EngineAgent(Protocol):
+    """Engine level: returns one of ``game.legal_actions()`` for ``game.current_player``, leaving
+    ``game`` untouched and reading only its public state."""
+
+    def choose_action(self, game: Game) -> Action: ...
+
+
+#: Either kind of player.
+Player = Policy | EngineAgent
+
+
+class RandomAgent:
+    """Uniform over the legal actions, at both levels, from its own generator.
+
+    ``seed`` is a non-negative int (the same seed gives the same choices) or a
+    ``np.random.Generator`` to draw from (shared, not copied).
+    """
+
+    def __init__(self, seed: int | np.random.Generator) -> None:
+        if isinstance(seed, np.random.Generator):
+            self.rng = seed
+            return
+        number = as_int(seed)
+        if number is None:
+            raise TypeError(f"seed must be a non-negative int or a numpy Generator, got {seed!r}")
+        if number < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        self.rng = np.random.default_rng(number)
+
+    def act(self, observation: Observation, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("the action mask allows no action")
+        return int(legal[self.rng.integers(legal.size)])
+
+    def choose_action(self, game: Game) -> Action:
+        legal = game.legal_actions()
+        if not legal:
+            raise ValueError("the game has no legal action (it is over)")
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+class PolicyAgent:
+    """An :class:`EngineAgent` that asks ``policy`` through the env's encoder and codec.
+
+    The policy sees exactly what the env would show the player to move (observation and mask for a
+    ``window`` of W cells, the W it was trained with). Correct for any game it is handed, in any
+    order: it keeps one incremental encoder per game object (weakly, so finished games free theirs),
+    and a game object only ever moves forward. Pickles without the encoders.
+
+    Raises IllegalActionError if the policy returns an index that is not legal, and ValueError if
+    no legal action lies inside the window (never seen in 10,000 random games at W ≥ 29).
+    """
+
+    def __init__(self, policy: Policy, window: int = DEFAULT_WINDOW) -> None:
+        if not isinstance(policy, Policy):
+            raise TypeError(f"policy must have act(observation, action_mask) -> int, got {policy!r}")
+        self.policy = policy
+        self.window = EnvOptions(window=window).window
+        self.codec = ActionCodec(self.window)
+        self._encoders: weakref.WeakKeyDictionary[Game, Encoder] = weakref.WeakKeyDictionary()
+
+    def choose_action(self, game: Game) -> Action:
+        encoder = self._encoder(game)
+        legal, dropped = self.codec.legal_indices(game, encoder.window, encoder.frontier_inside)
+        if not legal:
+            raise ValueError(f"none of the {dropped} legal actions lies inside the {self.window}×{self.window} window")
+        mask = self.codec.mask(legal)
+        index = operator.index(self.policy.act(encoder.observation(game, game.current_player), mask))
+        if not (0 <= index < self.codec.n and mask[index]):
+            raise IllegalActionError(f"{self.policy!r} chose action {index}, which the mask does not allow")
+        return self.codec.decode_for(game, index, encoder.window)
+
+    def _encoder(self, game: Game) -> Encoder:
+        """The encoder mirroring ``game``, brought up to date."""
+        encoder = self._encoders.get(game)
+        if encoder is None:
+            encoder = self._encoders[game] = Encoder(game.config, self.window)
+            encoder.reset(game)
+        else:
+            encoder.sync(game)
+        return encoder
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_encoders"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._encoders = weakref.WeakKeyDictionary()
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.policy!r}, window={self.window})"
+
+
+def as_engine_agent(player: Player, window: int = DEFAULT_WINDOW) -> EngineAgent:
+    """``player`` itself if it is an engine agent, else a :class:`PolicyAgent` over it for ``window``."""
+    if isinstance(player, EngineAgent):
+        return player
+    if isinstance(player, Policy):
+        return PolicyAgent(player, window)
+    raise TypeError(f"a player has choose_action(game) or act(observation, action_mask), got {player!r}")
