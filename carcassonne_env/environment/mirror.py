@@ -148,10 +148,18 @@ class Mirror:
             j = self.index_at.get((x + dx, y + dy))
             if j is not None:
                 keys.update(self._key_of[h] for h in range(self._bases[j], self._bases[j] + self._counts[j]))
+        # Group the touched keys by the engine's feature. When the mirror catches up with several
+        # placements at once (an encoder reset on a game in progress), the engine's root may be a
+        # segment of a placement not mirrored yet: the group then keeps one of its own keys, and
+        # the merge into that root happens when its placement is mirrored.
+        groups: dict[int, list[int]] = {}
         for key in keys:
-            root = game.feature_key(key)
-            if root != key:
-                self._merge(key, root)
+            groups.setdefault(game.feature_key(key), []).append(key)
+        for root, members in groups.items():
+            keep = root if root in self._members else members[0]
+            for key in members:
+                if key != keep:
+                    self._merge(key, keep)
         affected.update(self._key_of[g] for g in range(base, base + count))
         if tile.monastery_slot >= 0:
             self._monastery_at[(x, y)] = base + tile.monastery_slot
