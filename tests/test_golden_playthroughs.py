@@ -66,7 +66,6 @@ def test_a_changed_score_is_reported_at_its_line() -> None:
     golden = read_golden(case)
     tampered = [*golden[:40], golden[40].rsplit("|", 1)[0] + "| 99 0", *golden[41:]]
     assert first_difference(golden, tampered) == (41, golden[40], tampered[40])
-    assert first_difference(golden, list(playthrough_lines(case))) is None
 
 
 def test_a_shorter_playthrough_is_reported_at_the_end_of_file() -> None:
