@@ -38,7 +38,7 @@ import numpy as np
 
 from carcassonne_env.engine import Action, Game, GameConfig
 
-__all__ = ["CASES", "GOLDEN_DIR", "GoldenCase", "golden_path", "legal_digest", "playthrough_lines"]
+__all__ = ["CASES", "GOLDEN_DIR", "REGENERATE", "GoldenCase", "golden_path", "legal_digest", "playthrough_lines"]
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 REGENERATE = "python -m tests.golden.regenerate"
