@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Set up ./.venv with everything the tests need, then run the whole test suite.
+# Set up ./.venv with everything the tests need, then run the checks in order, stopping at the first
+# that fails: ruff (lint, the [tool.ruff] config), mypy (--strict on the packages of [tool.mypy] in
+# pyproject.toml), then the whole pytest suite. Arguments go to pytest (e.g. -m "not slow").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,train
 # shellcheck disable=SC1091
 . .venv/bin/activate
+echo "== ruff check ."
+python -m ruff check .
+echo "== mypy"
+python -m mypy
+echo "== pytest"
 set +e
 python -m pytest -q -n 2 "$@"
 rc=$?

@@ -673,6 +673,17 @@ class Game:
     # ------------------------------------------------------------------ turn flow
     def _finish_turn(self) -> None:
         """T5 scoring (R22–R25, R64) then T6."""
+        self._score_completed()
+        self._legal = None
+        if self._drawn == len(self._pile):
+            self._end_game()
+            return
+        self._current = (self._current + 1) % self.num_players
+        self._turn += 1
+        self._draw()
+
+    def _score_completed(self) -> None:
+        """T5: the features completed this turn score and their followers return (R22–R25, R64)."""
         completed = self._completed
         if completed:
             for hook in self._scoring_hooks:
@@ -687,13 +698,6 @@ class Game:
                 for node in [n for n in self._followers if find(n) in done]:
                     self._supply[self._remove_follower(node)] += 1
             self._completed = []
-        self._legal = None
-        if self._drawn == len(self._pile):
-            self._end_game()
-            return
-        self._current = (self._current + 1) % self.num_players
-        self._turn += 1
-        self._draw()
 
     def _draw(self) -> None:
         """T1: draw, discarding unplaceable tiles (R10, R13); an empty pile ends the game (R26)."""
@@ -739,9 +743,67 @@ class Game:
             bits ^= low
         return 3 * len(cities)
 
+    # ------------------------------------------------------------------ hidden information and evaluation
+    def determinize(self, rng: np.random.Generator) -> Game:
+        """A copy whose unseen pile is reshuffled from ``rng`` (OpenSpiel's ``ResampleFromInfostate``).
+
+        Everything a player may know is identical: the board, followers, supplies, scores, the tile
+        drawn this turn and the multiset of tiles left (R4); only the order of the tiles not yet
+        drawn is a fresh uniform permutation. Search agents play on such copies: :meth:`clone` keeps
+        the true order and so sees the future. The copy's record names its pile as an explicit tile
+        order, so it replays exactly.
+        """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        g = self.clone()
+        drawn = g._drawn
+        unseen = g._pile[drawn:]
+        g._pile[drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
+        g._explicit_order = True
+        g._seed = None
+        return g
+
+    def chance_outcomes(self) -> dict[str, float]:
+        """The distribution of the next draw: tile id → probability, from the tiles left (R4).
+
+        Empty when the pile is. A drawn tile that cannot be placed is discarded and another drawn
+        (R13); this is the distribution of the draw itself, before that check.
+        """
+        left = len(self._pile) - self._drawn
+        if left == 0:
+            return {}
+        types = self._catalogue.types
+        return {types[i].id: c / left for i, c in enumerate(self._remaining) if c}
+
+    def scores_if_ended_now(self) -> tuple[int, ...]:
+        """Each player's score if the game ended at this moment; the game itself is untouched.
+
+        On a copy: the features completed by this turn's tile that have not scored yet score as in
+        T5 (R22–R25, with the watchtower bonus R64; between T2 and T5 this is the turn finished with
+        the choices made so far), then the end-game scoring of R27–R29 applies to every follower
+        left on the board. After the game it is :attr:`scores`. This is the evaluation greedy and
+        search agents use.
+        """
+        if self._phase is Phase.GAME_OVER:
+            return tuple(self._scores)
+        g = self.clone()
+        g._score_completed()
+        g._end_game()
+        return tuple(g._scores)
+
     # ------------------------------------------------------------------ copies and records
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the saved position (:meth:`to_dict`): loading re-lays the board through the
+        same code path as play, so a game unpickled in a fresh process (a ``spawn`` pool) has every
+        per-process cache it needs."""
+        return (Game.from_dict, (self.to_dict(),))
+
     def clone(self) -> Game:
-        """An independent copy: shallow copies of the flat state lists and dicts."""
+        """An independent copy: shallow copies of the flat state lists and dicts.
+
+        The copy keeps the true order of the pile; use :meth:`determinize` for a copy that does not
+        know the future.
+        """
         g = Game.__new__(Game)
         d = self.__dict__
         g.__dict__.update(d)

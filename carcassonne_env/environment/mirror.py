@@ -6,8 +6,7 @@ player order; the encoder rotates them to the observer. :meth:`Mirror.sync` brin
 date after any number of engine steps by looking only at what can have changed:
 
 * tiles placed since the last sync (the engine numbers placements): their static stamp, the links
-  across their borders, and the features they merged (:meth:`Game.feature_key`), one tile or many
-  (a fresh mirror of a game in progress catches up all its tiles at once);
+  across their borders, and the features they merged (:meth:`Game.feature_key`);
 * the followers on segments (a dict compare against the engine's live view);
 * tower stacks and tops (dict compares against the tower state).
 
@@ -149,18 +148,18 @@ class Mirror:
             j = self.index_at.get((x + dx, y + dy))
             if j is not None:
                 keys.update(self._key_of[h] for h in range(self._bases[j], self._bases[j] + self._counts[j]))
-        # Group the features around the new tile by the engine's key *now*. When sync catches up
-        # several tiles, that key may be a segment of a tile not mirrored yet, and features may be
-        # joined early through such tiles: both are harmless, as the end state is the engine's.
+        # Group the touched keys by the engine's feature. When the mirror catches up with several
+        # placements at once (an encoder reset on a game in progress), the engine's root may be a
+        # segment of a placement not mirrored yet: the group then keeps one of its own keys, and
+        # the merge into that root happens when its placement is mirrored.
         groups: dict[int, list[int]] = {}
         for key in keys:
             groups.setdefault(game.feature_key(key), []).append(key)
-        mirrored = len(self._key_of)
         for root, members in groups.items():
-            target = self._key_of[root] if root < mirrored else members[0]
+            keep = root if root in self._members else members[0]
             for key in members:
-                if key != target:
-                    self._merge(key, target)
+                if key != keep:
+                    self._merge(key, keep)
         affected.update(self._key_of[g] for g in range(base, base + count))
         if tile.monastery_slot >= 0:
             self._monastery_at[(x, y)] = base + tile.monastery_slot

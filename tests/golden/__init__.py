@@ -1,0 +1,1 @@
+"""Golden playthrough files (``*.txt``) and the code that writes them: see :mod:`.playthrough`."""
