@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -27,7 +27,9 @@ from .environment.codec import ActionCodec
 from .environment.observation import Encoder
 from .environment.options import DEFAULT_WINDOW, EnvOptions
 
-__all__ = ["EngineAgent", "Observation", "Player", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent"]
+__all__ = [
+    "EngineAgent", "Observation", "Player", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent", "is_player",
+]
 
 #: The env's observation of one player: ``{"board", "cells", "vector"}`` (docs/env.md).
 Observation = dict[str, np.ndarray]
@@ -50,6 +52,11 @@ class EngineAgent(Protocol):
 
 #: Either kind of player.
 Player = Policy | EngineAgent
+
+
+def is_player(obj: object) -> TypeGuard[Player]:
+    """Whether ``obj`` is a player instance of either kind (a player class is not)."""
+    return not isinstance(obj, type) and isinstance(obj, EngineAgent | Policy)
 
 
 class RandomAgent:
@@ -96,7 +103,7 @@ class PolicyAgent:
     """
 
     def __init__(self, policy: Policy, window: int = DEFAULT_WINDOW) -> None:
-        if not isinstance(policy, Policy):
+        if isinstance(policy, type) or not isinstance(policy, Policy):
             raise TypeError(f"policy must have act(observation, action_mask) -> int, got {policy!r}")
         self.policy = policy
         self.window = EnvOptions(window=window).window
@@ -137,8 +144,6 @@ class PolicyAgent:
 
 def as_engine_agent(player: Player, window: int = DEFAULT_WINDOW) -> EngineAgent:
     """``player`` itself if it is an engine agent, else a :class:`PolicyAgent` over it for ``window``."""
-    if isinstance(player, EngineAgent):
-        return player
-    if isinstance(player, Policy):
-        return PolicyAgent(player, window)
+    if is_player(player):
+        return player if isinstance(player, EngineAgent) else PolicyAgent(player, window)
     raise TypeError(f"a player has choose_action(game) or act(observation, action_mask), got {player!r}")

@@ -179,6 +179,7 @@ def test_set_opponents_replaces_them_for_the_next_episode() -> None:
         ({"opponents": 42}, TypeError, "opponents must be None, a player or a sequence of players, got 42"),
         ({"opponents": "random"}, TypeError, "opponents"),
         ({"opponents": [42]}, TypeError, r"opponents\[0\]"),
+        ({"opponents": RandomAgent}, TypeError, "opponents"),  # the class, not a player
         ({"opponents": [FirstLegal(), FirstLegal()]}, ValueError, "one player per other seat"),
         ({"window": 3001}, ValueError, "window: must be an int in 11..105, got 3001"),
         ({"window": 10}, ValueError, "window"),

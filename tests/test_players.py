@@ -156,5 +156,6 @@ def test_as_engine_agent_accepts_either_kind() -> None:
     adapted = as_engine_agent(Recorder(0), window=W)
     assert isinstance(adapted, PolicyAgent) and adapted.window == W
     assert isinstance(adapted.choose_action(Game(GameConfig(), seed=0)), Action)
-    with pytest.raises(TypeError, match="choose_action"):
-        as_engine_agent(42)  # type: ignore[arg-type]
+    for bad in (42, RandomAgent):  # a player class is not a player
+        with pytest.raises(TypeError, match="choose_action"):
+            as_engine_agent(bad)  # type: ignore[arg-type]

@@ -84,7 +84,7 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         if opponents is None:
             self._opponents = None
             return
-        if isinstance(opponents, players.EngineAgent | players.Policy):
+        if players.is_player(opponents):
             self._opponents = (opponents,) * (n - 1)
             return
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
@@ -92,7 +92,7 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: give one player per other seat ({n - 1}), got {len(opponents)}")
         for k, player in enumerate(opponents):
-            if not isinstance(player, players.EngineAgent | players.Policy):
+            if not players.is_player(player):
                 raise TypeError(
                     f"opponents[{k}] must have choose_action(game) or act(observation, action_mask), got {player!r}"
                 )
