@@ -175,7 +175,7 @@ class raw_env(CarcassonneAEC, EzPickle):
         """The int8 mask of ``agent``: its legal actions if it is to move, else all zeros (fresh)."""
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             return self.codec.mask(self._legal())
-        return self.codec.mask(())
+        return self.codec.mask([])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

@@ -129,10 +129,11 @@ class ActionCodec:
         """:meth:`encode_all` of ``game``'s legal actions for the player to move."""
         return self.encode_all(game.legal_actions(), window, game.current_player, game.num_players, inside)
 
-    def mask(self, indices: Sequence[int]) -> np.ndarray:
+    def mask(self, indices: list[int]) -> np.ndarray:
         """The int8 action mask with a 1 at each of ``indices``."""
         mask = np.zeros(self.n, dtype=np.int8)
-        mask[list(indices)] = 1
+        if indices:
+            mask[indices] = 1
         return mask
 
     # ------------------------------------------------------------------ decode
