@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .actions import NO_CAPTURE, Action, ActionKind, FloorColour, IllegalActionError, Phase
+from .actions import NO_CAPTURE, Action, ActionKind, FloorColour, Phase
 from .black_tower import floor_supply
 from .config import ConfigError, GameConfig
 from .geometry import DELTAS, OFFSET, pack, unpack
@@ -288,7 +288,7 @@ def _parse(data: Any, at: str, catalogue: TileCatalogue) -> _Doc:
     if not isinstance(phase_name, str) or phase_name not in Phase.__members__:
         _fail(at + "phase", f"must be one of {', '.join(Phase.__members__)}, got {phase_name!r}")
     phase = Phase[phase_name]
-    tile = None if data["tile"] is None else _tile_id(data["tile"], at + "tile", allowed)
+    in_hand = None if data["tile"] is None else _tile_id(data["tile"], at + "tile", allowed)
     history = [_action(a, f"{at}history[{i}]") for i, a in enumerate(_seq(data["history"], at + "history"))]
 
     expansions = data["expansions"]
@@ -305,7 +305,7 @@ def _parse(data: Any, at: str, catalogue: TileCatalogue) -> _Doc:
     if start is not None and not isinstance(start, dict):
         _fail(at + "start_position", "must be None or a saved position")
     return _Doc(at, config, seed, explicit, pile, drawn, tiles, discarded, followers, supply, scores, current,
-                turn, phase, tile, history, tower, start, board)
+                turn, phase, in_hand, history, tower, start, board)
 
 
 def _parse_tower(data: Any, at: str, n: int) -> _Tower:
@@ -431,8 +431,8 @@ def _check_tower_shapes(doc: _Doc, tower: _Tower) -> None:
     if len(tower.stacks) != len(foundations):
         _fail(at + "stacks", f"{len(foundations)} tower foundations on the board but {len(tower.stacks)} stacks")
     for i, p in enumerate(tower.tops):
-        stack = tower.stacks.get(p)
-        if not stack or stack[-1] == FloorColour.WHITE:
+        under = tower.stacks.get(p)
+        if not under or under[-1] == FloorColour.WHITE:
             _fail(f"{at}tops[{i}]", "a follower on top needs a tower of height ≥ 1 that is not white (R37, R56)")
     if not coloured and any(tower.floors[3 * p + c] for p in range(n) for c in (1, 2)):
         _fail(at + "floors", "black and white floors need the 'black_tower' expansion (R51)")
