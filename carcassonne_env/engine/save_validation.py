@@ -105,7 +105,7 @@ def _fail(field_name: str, message: str) -> NoReturn:
 # ---------------------------------------------------------------------------------- field readers
 def _int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """``value`` as an int in [lo, hi]; bools, floats and numpy scalars are refused."""
-    if type(value) is not int:
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
         _fail(name, f"must be an int, got {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         _fail(name, f"must be in {lo if lo is not None else '-∞'}..{hi if hi is not None else '∞'}, got {value}")
@@ -153,6 +153,8 @@ def _action(value: Any, name: str) -> Action:
         kind, x, y, arg = value
         if type(kind) is int and type(x) is int and type(y) is int and type(arg) is int and 0 <= kind < len(_KINDS):
             return Action(_KINDS[kind], x, y, arg)
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in value) and 0 <= kind < len(_KINDS):
+            return Action(_KINDS[kind], int(x), int(y), int(arg))  # int subclasses such as ActionKind
     _fail(name, f"must be an action [kind, x, y, arg] of ints with a known kind, got {value!r}")
 
 
@@ -241,7 +243,7 @@ def _parse(data: Any, at: str, catalogue: TileCatalogue) -> _Doc:
     try:
         config = GameConfig.from_dict(data["config"])
     except ConfigError as exc:
-        raise SaveError(f"{at}config.{exc.field}", str(exc)) from None
+        raise SaveError(f"{at}config.{exc.field}", str(exc).removeprefix(f"{exc.field}: ")) from None
     except TypeError as exc:
         raise SaveError(f"{at}config", str(exc)) from None
     n = config.players
@@ -367,23 +369,23 @@ def _check_board(doc: _Doc, free: int) -> None:
 def _check_tiles(doc: _Doc, free: int) -> None:
     """Tile accounting and the tile of the phase (R10, R13, R26)."""
     pile, drawn, phase, at = doc.pile, doc.drawn, doc.phase, doc.at
-    in_hand = [] if doc.tile is None or phase is not Phase.PLACE else [doc.tile.id]
+    if phase is Phase.GAME_OVER:
+        if drawn != len(pile) or doc.tile is not None:
+            _fail(at + "phase", f"GAME_OVER needs an empty pile and no tile (R26), but {len(pile) - drawn} "
+                  f"tiles are left and the tile is {doc.tile}")
+    else:
+        last = pile[drawn - 1] if drawn else None
+        if doc.tile is None or doc.tile is not last:
+            _fail(at + "tile", f"{phase.name} needs the tile drawn last ({last and last.id}), got {doc.tile}")
+        if phase is not Phase.PLACE and (len(doc.tiles) <= free or doc.tiles[-1][0] is not doc.tile):
+            _fail(at + "phase", f"{phase.name} needs the tile of this turn ({doc.tile.id}) to be the last placed")
+    in_hand = [doc.tile.id] if doc.tile is not None and phase is Phase.PLACE else []
     taken = Counter(t.id for t in pile[:drawn])
     used = Counter([t.id for t, _, _ in doc.tiles[free:]] + [t.id for t in doc.discarded] + in_hand)
     if taken != used:
         surplus, short = sorted((used - taken).elements()), sorted((taken - used).elements())
         _fail(at + "pile", f"the first {drawn} tiles drawn from the pile are not the tiles placed since the "
               f"start, the discarded ones and the tile in hand: unaccounted {surplus}, drawn but missing {short}")
-    if phase is Phase.GAME_OVER:
-        if drawn != len(pile) or doc.tile is not None:
-            _fail(at + "phase", f"GAME_OVER needs an empty pile and no tile (R26), but {len(pile) - drawn} "
-                  f"tiles are left and the tile is {doc.tile}")
-        return
-    last = pile[drawn - 1] if drawn else None
-    if doc.tile is None or doc.tile is not last:
-        _fail(at + "tile", f"{phase.name} needs the tile drawn last ({last and last.id}), got {doc.tile}")
-    if phase is not Phase.PLACE and (len(doc.tiles) <= free or doc.tiles[-1][0] is not doc.tile):
-        _fail(at + "phase", f"{phase.name} needs the tile of this turn ({doc.tile.id}) to be the last tile placed")
 
 
 def _check_full_pile(doc: _Doc, catalogue: TileCatalogue) -> None:
