@@ -181,15 +181,22 @@ def capture_out_of_reach(doc: Doc) -> None:
     pending[:-1] = [[ActionKind.CAPTURE, far[0], far[1], far[2]]]
 
 
+def take_follower(doc: Doc, player: int) -> None:
+    """One of ``player``'s followers leaves the supply, or else the board (as in a capture)."""
+    if doc["supply"][player]:
+        doc["supply"][player] -= 1
+    else:
+        doc["followers"].remove(next(f for f in doc["followers"] if f[3] == player))
+
+
 def mutual_prisoners(doc: Doc) -> None:
+    """Players a and b each hold one of the other's followers."""
     st = doc["expansions"]["tower"]
-    n = len(doc["supply"])
-    p, supply = st["prisoners"], doc["supply"]
-    a, b = next((a, b) for a in range(n) for b in range(a + 1, n)
-                if supply[a] and supply[b] and not p[a * n + b] and not p[b * n + a])
+    p, n = st["prisoners"], len(doc["supply"])
+    a, b = next((a, b) for a in range(n) for b in range(a + 1, n) if not p[a * n + b] and not p[b * n + a])
     p[a * n + b] = p[b * n + a] = 1
-    doc["supply"][a] -= 1
-    doc["supply"][b] -= 1
+    take_follower(doc, a)
+    take_follower(doc, b)
 
 
 def own_prisoner(doc: Doc) -> None:
