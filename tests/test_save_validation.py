@@ -115,7 +115,7 @@ def mismatching_rotation(doc: Doc) -> tuple[int, int]:
 
     cat = load_catalogue()
     at = {(t[1], t[2]): t for t in doc["tiles"]}
-    for i, (tid, x, y, rot) in enumerate(doc["tiles"][1:], 1):
+    for i, (tid, x, y, _) in enumerate(doc["tiles"][1:], 1):
         for r in range(4):
             code = cat[tid].edge_code[r]
             for d, (dx, dy) in enumerate(((0, 1), (1, 0), (0, -1), (-1, 0))):
@@ -293,7 +293,8 @@ CORRUPTIONS = [
     Corruption("discarded tile never drawn", "base-place", lambda d: d["discarded"].append("base/L"), "pile",
                "unaccounted"),
     Corruption("seeded pile with the wrong tiles", "all-place", swap_undrawn_tile, "pile", "seeded pile"),
-    Corruption("tile in hand is not the tile drawn", "base-place", _set("tile", value=lambda t: "base/L" if t == "base/C" else "base/C"), "tile",
+    Corruption("tile in hand is not the tile drawn", "base-place",
+               _set("tile", value=lambda t: "base/L" if t == "base/C" else "base/C"), "tile",
                "the tile drawn last"),
     Corruption("GAME_OVER with tiles left", "base-place", set_phase_game_over, "phase", "tiles are left"),
     Corruption("ACTION with a tile not placed", "base-action", lambda d: d["tiles"].pop(), "phase|tile|history",
@@ -353,8 +354,8 @@ CORRUPTIONS = [
                "reaches"),
     Corruption("capture targets outside CAPTURE", "all-action", _set("expansions", "tower", "pending",
                value=[[ActionKind.NO_CAPTURE, 0, 0, 0]]), r"expansions\.tower\.pending", "outside the CAPTURE"),
-    Corruption("CAPTURE without a FLOOR", "all-action", _set("phase", value="CAPTURE"), "phase|expansions.tower.pending",
-               "CAPTURE"),
+    Corruption("CAPTURE without a FLOOR", "all-action", _set("phase", value="CAPTURE"),
+               "phase|expansions.tower.pending", "CAPTURE"),
     # a position built by PositionBuilder (RULES.md §8)
     Corruption("built start position with a follower too many", "built", _set("start_position", "supply", 0,
                value=lambda s: s + 1), r"start_position\.supply\[0\]", "R46"),

@@ -477,13 +477,15 @@ def _check_history(doc: _Doc, origin: _Origin) -> _Played:
     tile: TileType | None = None
     seat = origin.current
     tiles = doc.tiles
+    place_kind = ActionKind.PLACE
     for i, a in enumerate(doc.history):
-        kind = a.kind
-        if kind is ActionKind.PLACE:
+        kind = a[0]
+        if kind is place_kind:
             if stage is not _PLACE and stage is not _AFTER_FLOOR:
                 _fail(f"{at}history[{i}]", f"{a}: a PLACE before the turn's choice was made (T3)")
             k = origin.placed + turns
-            if k >= len(tiles) or (*unpack(tiles[k][1]), tiles[k][2]) != a[1:]:
+            # packed positions are equal exactly when (x, y) are, for y within the board (C1)
+            if k >= len(tiles) or tiles[k][1] != pack(a[1], a[2]) or tiles[k][2] != a[3] or abs(a[2]) > _REACH:
                 _fail(f"{at}history[{i}]", f"{a}: not tiles[{k}], the tile this PLACE put on the board")
             tile, pos, _ = tiles[k]
             seat = (origin.current + turns) % n
