@@ -94,6 +94,8 @@ def save(name: str) -> Doc:
         )
         _step(game, random.Random(0))
         return game.to_dict()
+    if name == "built-monastery":
+        return PositionBuilder(GameConfig(players=2)).tile("base/L", 0, 0).build(pile=["base/L"]).to_dict()
     raise KeyError(name)
 
 
@@ -162,6 +164,12 @@ def add_follower(doc: Doc, follower: list[int]) -> None:
     """Put a follower on the board taken from its owner's supply, so that R46 still holds."""
     doc["followers"].append(follower)
     doc["supply"][follower[3]] -= 1
+
+
+def hand_unplaceable_tile(doc: Doc) -> None:
+    """A lone monastery (fields all round) and a tile in hand that is city all round: it fits nowhere."""
+    for d in (doc, doc["start_position"]):
+        d["pile"][0] = d["tile"] = "base/Cccc+"
 
 
 def set_phase_game_over(doc: Doc) -> None:
@@ -296,6 +304,8 @@ CORRUPTIONS = [
     Corruption("tile in hand is not the tile drawn", "base-place",
                _set("tile", value=lambda t: "base/L" if t == "base/C" else "base/C"), "tile",
                "the tile drawn last"),
+    Corruption("tile in hand that fits nowhere", "built-monastery", hand_unplaceable_tile, "tile",
+               r"no legal placement.*R13"),
     Corruption("GAME_OVER with tiles left", "base-place", set_phase_game_over, "phase", "tiles are left"),
     Corruption("ACTION with a tile not placed", "base-action", lambda d: d["tiles"].pop(), "phase|tile|history",
                "last placed|drawn last|PLACE"),
@@ -370,7 +380,7 @@ CORRUPTIONS = [
 
 def test_every_save_used_loads_as_saved() -> None:
     for name in ("base-place", "base-action", "base-over", "tower-place", "all-place", "all-action", "all-capture",
-                 "all-over", "built"):
+                 "all-over", "built", "built-monastery"):
         doc = save(name)
         assert Game.from_dict(copy.deepcopy(doc)).to_dict() == doc
 
