@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, Phase, SaveError
+from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, Phase, SaveError, save_validation
+from carcassonne_env.engine.game import FOLLOWERS_PER_PLAYER
 from carcassonne_env.engine.position import PositionBuilder
 
 ALL = ("tower", "black_tower", "watchtowers")
@@ -402,6 +403,10 @@ def test_save_error_is_a_value_error_and_a_foreign_document_is_one() -> None:
     assert isinstance(info.value, ValueError) and info.value.field == "format"
     with pytest.raises(SaveError):
         Game.from_dict([1, 2, 3])  # type: ignore[arg-type]
+
+
+def test_the_validator_counts_the_followers_of_the_game() -> None:
+    assert save_validation.FOLLOWERS == FOLLOWERS_PER_PLAYER
 
 
 def test_a_built_position_replays_and_reloads() -> None:

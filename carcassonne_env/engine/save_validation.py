@@ -639,16 +639,21 @@ def validate_loaded(game: Game) -> None:
     phase = game.phase
     if phase is Phase.PLACE and not game.legal_actions():
         _fail("tile", f"{game.current_tile} has no legal placement: it would have been discarded (R13)")
+    if phase is Phase.CAPTURE:
+        _check_capture_targets(game)
     in_turn = phase in (Phase.ACTION, Phase.CAPTURE)
     this_turn: set[int] = set()
     if in_turn:  # the tile of this turn is the last one placed (validate_document saw to it)
         last = game.tiles_placed - 1
         last_pos = game.placed_tile(last)
         this_turn = {game.feature_key(game.segment_base(last) + s) for s in range(last_pos.tile.segment_count)}
+    followers = game.followers()
+    if not followers:
+        return
     start = game.record().start_position
     built = {(x, y, slot) for x, y, slot, _ in start["followers"]} if start else set()
     index = {(t.x, t.y): i for i, t in enumerate(game.tiles())}
-    for k, (x, y, slot, _) in enumerate(game.followers()):
+    for k, (x, y, slot, _) in enumerate(followers):
         if (x, y, slot) in built:
             continue
         i = index[x, y]
@@ -663,8 +668,6 @@ def validate_loaded(game: Game) -> None:
         if complete and not now:
             _fail(f"followers[{k}]", f"({x},{y}) slot {slot} is on a {kind.name.lower()} completed before this "
                   "turn: scoring would have returned it (R24)")
-    if phase is Phase.CAPTURE:
-        _check_capture_targets(game)
 
 
 def _check_capture_targets(game: Game) -> None:
