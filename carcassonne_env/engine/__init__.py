@@ -10,6 +10,7 @@ from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalAct
 from .capture_area import CaptureRules, capture_area
 from .config import ConfigError, GameConfig
 from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile
+from .save_validation import SaveError
 from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType, load_catalogue
 from .tower import TowerState
 
@@ -30,6 +31,7 @@ __all__ = [
     "IllegalActionError",
     "Phase",
     "PlacedTile",
+    "SaveError",
     "SegmentKind",
     "Terrain",
     "TileCatalogue",

@@ -31,6 +31,7 @@ from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
 from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
+from .save_validation import SaveError, validate_document, validate_loaded
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = ["FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "PlacedTile"]
@@ -856,9 +857,14 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
-        """Rebuild a game saved by :meth:`to_dict`; continuing it equals continuing the original."""
-        if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"not a {FORMAT} v{FORMAT_VERSION} document")
+        """Rebuild a game saved by :meth:`to_dict`; continuing it equals continuing the original.
+
+        A document that breaks a rule invariant raises :class:`~.save_validation.SaveError` naming
+        the field (see :mod:`.save_validation`).
+        """
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
+            raise SaveError("format", f"not a {FORMAT} v{FORMAT_VERSION} document")
+        validate_document(data)
         catalogue = load_catalogue()
         config = GameConfig.from_dict(data["config"])
         g = cls.__new__(cls)
@@ -892,6 +898,7 @@ class Game:
             g._completed = g._completions(len(g._tile_pos) - 1)
         if g._phase is Phase.CAPTURE:
             g._decision_owner = g._action_owner[ActionKind.CAPTURE]
+        validate_loaded(g)
         return g
 
     @classmethod
@@ -921,9 +928,8 @@ class GameRecord:
 
     def replay(self, upto: int | None = None) -> Game:
         """A fresh game with the first ``upto`` actions (all by default) applied."""
-        if self.start_position is not None:
-            game = Game.from_dict(self.start_position)
-            game._start_position = self.start_position
+        if self.start_position is not None:  # the built position, as the game that starts there
+            game = Game.from_dict({**self.start_position, "start_position": self.start_position})
         else:
             game = Game(self.config, seed=self.seed, tile_order=self.tile_order)
         for action in self.actions[:upto]:
