@@ -111,7 +111,10 @@ def test_sprt_constrained_mle_agrees_with_a_general_optimiser() -> None:
     ours = constrained_mle(counts, values, target)
     res = optimize.minimize(
         lambda p: -(counts * np.log(p)).sum(), np.full(5, 0.2), method="SLSQP", bounds=[(1e-9, 1)] * 5,
-        constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}, {"type": "eq", "fun": lambda p: p @ values - target}],
+        constraints=[
+            {"type": "eq", "fun": lambda p: p.sum() - 1},
+            {"type": "eq", "fun": lambda p: p @ values - target},
+        ],
         options={"ftol": 1e-12},
     )
     assert ours == pytest.approx(res.x, abs=1e-5)

@@ -35,11 +35,12 @@ def _names(text: str) -> tuple[str, ...]:
 
 
 def _config(args: argparse.Namespace, players: int) -> GameConfig:
-    flags = {name: True for name in _names(args.rules)}
-    unknown = [f for f in flags if f not in GameConfig.__dataclass_fields__ or f in ("players", "expansions")]
-    if unknown:
-        raise ConfigError("--rules", f"unknown variant flag {unknown[0]!r}")
-    return GameConfig(players=players, expansions=_names(args.expansions), **flags)
+    base = GameConfig(players=players, expansions=_names(args.expansions)).to_dict()
+    for flag in _names(args.rules):
+        if flag not in base or not isinstance(base[flag], bool):
+            raise ConfigError("--rules", f"unknown variant flag {flag!r}")
+        base[flag] = True
+    return GameConfig.from_dict(base)
 
 
 def _sprt(text: str) -> tuple[float, float, float, float]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, stats
 
 __all__ = [
@@ -58,7 +59,7 @@ _ELO = 400.0 / math.log(10.0)
 
 def score_from_elo(elo: float) -> float:
     """Expected score of a player ``elo`` points stronger (logistic Elo)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_from_score(score: float) -> float:
@@ -67,7 +68,7 @@ def elo_from_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return float(-400.0 * math.log10(1.0 / score - 1.0))
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -90,7 +91,8 @@ class HeadToHead:
 
 
 def head_to_heads(games: Iterable[Mapping[str, Any]], order: Sequence[str]) -> list[HeadToHead]:
-    """Every pair of distinct agents in every game (``group``, ``seats``, ``scores``), ``a`` before ``b`` in ``order``."""
+    """Every pair of distinct agents in every game (dicts with ``group``, ``seats``, ``scores``);
+    ``a`` comes before ``b`` in ``order``."""
     rank = {name: i for i, name in enumerate(order)}
     out: list[HeadToHead] = []
     for g in games:
@@ -254,15 +256,15 @@ class Sprt:
         return "H1" if self.llr >= self.upper else "H0" if self.llr <= self.lower else None
 
 
-def constrained_mle(counts: Sequence[float], values: Sequence[float], mean: float) -> np.ndarray:
+def constrained_mle(counts: npt.ArrayLike, values: npt.ArrayLike, mean: float) -> np.ndarray:
     """The maximum-likelihood distribution over ``values`` with expectation ``mean`` given observed
     ``counts``: ``p_i = n_i / (N (1 + x (v_i − mean)))`` with ``x`` the root of ``Σ p_i (v_i − mean) = 0``."""
     n = np.asarray(counts, dtype=np.float64)
     d = np.asarray(values, dtype=np.float64) - mean
     eps = 1e-12
     x = optimize.brentq(lambda x: float((n * d / (1 + x * d)).sum()), -1 / d.max() + eps, -1 / d.min() - eps)
-    p: np.ndarray = n / (n.sum() * (1 + x * d))
-    return p / p.sum()
+    p = n / (n.sum() * (1 + x * d))
+    return np.asarray(p / p.sum(), dtype=np.float64)
 
 
 def sprt(pentanomial: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:

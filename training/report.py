@@ -66,7 +66,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
                         f"{100 * r.score:.1f} %", f"{report.ms_per_decision[r.agent]:.2f}")
     console.print(ratings)
     pairs = Table(title="Pairings (from the first agent's side)")
-    for column in ("A", "B", "games", "W-D-L", "win % [Wilson 95 %]", "margin ± SE", "paired Elo [95 %]", "pentanomial"):
+    columns = ("A", "B", "games", "W-D-L", "win % [Wilson 95 %]", "margin ± SE", "paired Elo [95 %]", "pentanomial")
+    for column in columns:
         pairs.add_column(column, justify="left" if column in ("A", "B") else "right")
     for p in report.pairings:
         pairs.add_row(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from carcassonne_env.engine import GameConfig
 
-__all__ = ["Fixture", "ScheduleError", "gauntlet", "round_robin", "rotations"]
+__all__ = ["Fixture", "ScheduleError", "gauntlet", "rotations", "round_robin"]
 
 
 class ScheduleError(ValueError):
