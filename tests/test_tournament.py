@@ -103,3 +103,25 @@ def test_resume_after_a_kill_completes_without_duplicates(tmp_path: Path, monkey
     indices = [json.loads(line)["index"] for line in (cut / GAMES_FILE).read_text().splitlines()]
     assert sorted(indices) == list(range(6))  # every game once, the cut line dropped
     assert _scores(cut) == _scores(full)
+
+
+class LastLegal:
+    """Always the last legal action: it loses to random (it mostly keeps the last rotation)."""
+
+    def choose_action(self, game):  # type: ignore[no-untyped-def]
+        return game.legal_actions()[-1]
+
+
+def test_sprt_stops_a_lopsided_match_early_and_the_verdict_stands_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents import spec
+
+    monkeypatch.setitem(spec._REGISTRY, "lastlegal", lambda seed: LastLegal())
+    settings = Settings(agents=("random", "lastlegal"), seeds=40, config=BASE_2P, sprt=(0.0, 50.0, 0.05, 0.05))
+    state = run(settings, tmp_path, progress=False)
+    assert state is not None and state.decision == "H1"
+    games = load_games(tmp_path)
+    assert len(games) == 2 * state.pairs < 80  # stopped on a completed pair, long before the schedule's end
+    again = run(settings, tmp_path, resume=True, progress=False)
+    assert again == state and len(load_games(tmp_path)) == len(games)

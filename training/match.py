@@ -17,7 +17,7 @@ import numpy as np
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig, GameRecord, IllegalActionError
 
-__all__ = ["MatchError", "MatchResult", "agent_seed", "competition_ranks", "play_match"]
+__all__ = ["MatchError", "MatchResult", "agent_seed", "competition_ranks", "play_match", "play_match_data"]
 
 
 class MatchError(RuntimeError):
@@ -90,3 +90,9 @@ def play_match(config: GameConfig, seats: Sequence[str], seed: int) -> MatchResu
         seats=tuple(seats), seed=seed, scores=game.scores, ranks=competition_ranks(game.scores),
         decisions=tuple(decisions), seconds=tuple(seconds), max_seconds=tuple(longest), record=game.record(),
     )
+
+
+def play_match_data(config: dict[str, Any], seats: tuple[str, ...], seed: int) -> dict[str, Any]:
+    """:func:`play_match` on JSON data: the worker entry point of process pools (this module imports
+    only the engine and the agents, so spawned workers start fast)."""
+    return play_match(GameConfig.from_dict(config), seats, seed).to_dict()

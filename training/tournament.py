@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from carcassonne_env.engine import GameConfig
 
-from .match import MatchResult, play_match
+from .match import MatchResult, play_match, play_match_data
 from .ratings import Sprt, sprt
 from .schedule import Fixture, gauntlet, round_robin
 
@@ -74,11 +74,6 @@ class Settings:
             raise TournamentError("sprt: needs exactly 2 agents in 2-player games")
 
 
-def _play(config: dict[str, Any], seats: tuple[str, ...], seed: int) -> dict[str, Any]:
-    """Worker entry point (top level, so that spawned processes can import it)."""
-    return play_match(GameConfig.from_dict(config), seats, seed).to_dict()
-
-
 def play_fixtures(
     config: GameConfig, fixtures: Sequence[Fixture], workers: int = 1, progress: bool = False, done: int = 0,
 ) -> Generator[tuple[Fixture, MatchResult], None, None]:
@@ -101,7 +96,7 @@ def play_fixtures(
                 while todo or running:
                     while todo and len(running) < 2 * workers:
                         f = todo.pop()
-                        running[pool.submit(_play, data, f.seats, f.seed)] = f
+                        running[pool.submit(play_match_data, data, f.seats, f.seed)] = f
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
                         f = running.pop(future)
