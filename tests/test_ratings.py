@@ -142,3 +142,15 @@ def test_sprt_decides_h1_for_a_clearly_better_candidate_and_matches_the_normal_a
     approx = counts.sum() / 2 * ((m - score_from_elo(0)) ** 2 - (m - score_from_elo(10)) ** 2) / v
     assert state.llr == pytest.approx(approx, rel=0.01)
     assert state.decision == "H1"
+
+
+def test_multiplayer_bootstrap_keeps_every_table_in_every_resample() -> None:
+    """A 3-player gauntlet with two seeds per table: resampling all groups together would often
+    drop one table and leave its opponent unlinked to the anchor (regression)."""
+    games = [
+        {"group": 2 * t + s, "seats": ["A", opp, opp], "scores": [5 + s, 4, 6 - s]}
+        for t, opp in enumerate(["B", "C"]) for s in range(2)
+    ]
+    ratings = rate(head_to_heads(games, ["A", "B", "C"]), ["A", "B", "C"], anchor="B", players=3, bootstrap=50)
+    assert [r.agent for r in ratings] == ["A", "B", "C"]
+    assert all(r.low <= r.elo <= r.high for r in ratings)

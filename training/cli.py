@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, make_agent
-from carcassonne_env.engine import ConfigError, Game, GameConfig
+from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 
 from .match import MatchError, agent_seed
 from .schedule import Fixture, ScheduleError
@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _tournament(args, specs, "round_robin", 2, args.seeds, config, "random")
         else:
             _bench(args, rest)
-    except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, OSError) as e:
+    except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, OSError) as e:
         print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

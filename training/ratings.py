@@ -15,7 +15,8 @@ Conventions (docs/tournament.md has the full story):
   virtual draws per pair that met keep the fit finite when one agent wins every game (as BayesElo
   does). Intervals: from the inverse Hessian (Fisher information) of the log-likelihood for
   2-player games, where each game is one comparison; for 3–6 players the head-to-heads of one game
-  are dependent, so intervals come from a bootstrap over groups.
+  are dependent, so intervals come from a bootstrap over groups, stratified by table (each table's
+  groups are resampled among themselves, so every pairing stays in every resample).
 * **SPRT** (the generalised SPRT of fishtest's ``LLR_logistic``): on the pentanomial counts ``n``
   of seat-swapped pairs (pair score per game 0, ¼, ½, ¾, 1), ``LLR = Σ n_i log(p1_i / p0_i)`` where
   ``p_k`` is the maximum-likelihood distribution with expected score ``s_k`` = the logistic-Elo score
@@ -225,11 +226,13 @@ def rate(
         by_group: dict[int, list[HeadToHead]] = defaultdict(list)
         for h in h2h:
             by_group[h.group].append(h)
-        groups = list(by_group.values())
+        strata: dict[frozenset[tuple[str, str]], list[list[HeadToHead]]] = defaultdict(list)
+        for games in by_group.values():
+            strata[frozenset((h.a, h.b) for h in games)].append(games)
         rng = np.random.default_rng(seed)
         samples = np.array([
-            bradley_terry([h for g in rng.integers(len(groups), size=len(groups)) for h in groups[g]],
-                          agents, anchor, prior_draws)[0]
+            bradley_terry([h for groups in strata.values() for g in rng.integers(len(groups), size=len(groups))
+                           for h in groups[g]], agents, anchor, prior_draws)[0]
             for _ in range(bootstrap)
         ])
         low, high = np.percentile(samples, [2.5, 97.5], axis=0)
