@@ -5,8 +5,24 @@ here: a :class:`Policy` (``act(observation, action_mask) -> int``, an index of t
 ``Discrete(N)`` space whose mask entry is 1) or an :class:`EngineAgent`
 (``choose_action(game) -> Action``). :class:`PolicyAgent` / :func:`as_engine_agent` turn a policy
 into an engine agent; :class:`RandomAgent` plays at both levels.
+
+Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents register here.
 """
 
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
-__all__ = ["EngineAgent", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent"]
+from .spec import AgentSpecError, known_agents, make_agent, register_agent
+
+register_agent("random", RandomAgent)
+
+__all__ = [
+    "AgentSpecError",
+    "EngineAgent",
+    "Policy",
+    "PolicyAgent",
+    "RandomAgent",
+    "as_engine_agent",
+    "known_agents",
+    "make_agent",
+    "register_agent",
+]

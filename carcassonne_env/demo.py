@@ -9,7 +9,7 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from .engine import Game, GameConfig
+from .engine import ConfigError, Game, GameConfig
 
 
 def play_random_game(config: GameConfig, seed: int) -> Game:
@@ -28,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--expansions", default="tower")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    config = GameConfig(players=args.players, expansions=tuple(e for e in args.expansions.split(",") if e))
+    try:
+        config = GameConfig(players=args.players, expansions=tuple(e for e in args.expansions.split(",") if e))
+    except ConfigError as e:
+        parser.error(str(e))
     game = play_random_game(config, args.seed)
     print(game.render_text())
     print(f"{len(game.history)} decisions; final scores {list(game.scores)}; winners {list(game.winners())}")

@@ -1,0 +1,116 @@
+"""The carcassonne command end to end (training/cli.py)."""
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from carcassonne_env.demo import main as demo_main
+from carcassonne_env.engine import GameConfig, GameRecord
+from training.cli import _parser, main
+from training.match import play_match
+
+ROOT = Path(__file__).resolve().parents[1]
+USER_AGENT = '''
+class FirstLegal:
+    def choose_action(self, game):
+        return game.legal_actions()[0]
+'''
+
+
+def test_tiny_tournament_in_two_worker_processes_writes_replayable_games(tmp_path: Path) -> None:
+    agent_file = tmp_path / "first.py"
+    agent_file.write_text(USER_AGENT)
+    user = f"{agent_file}:FirstLegal"
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "training.cli", "tournament", "random", user, "--seeds", "2", "--workers", "2",
+               "--out", str(out), "--no-progress"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Ratings" in done.stdout and "Pairings" in done.stdout
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert sorted(g["index"] for g in games) == [0, 1, 2, 3]
+    for g in games:
+        record = GameRecord.from_dict(g["record"])
+        assert record.config.expansions == ("tower", "black_tower", "watchtowers")  # the default variant
+        assert record.seed == g["seed"]
+        assert list(record.replay().scores) == g["scores"]
+    assert {tuple(g["seats"]) for g in games} == {("random", user), (user, "random")}
+    with (out / "ratings.csv").open() as f:
+        ratings = {row["agent"]: row for row in csv.DictReader(f)}
+    assert set(ratings) == {"random", user} and float(ratings["random"]["elo"]) == 0.0
+    summary = json.loads((out / "summary.json").read_text())
+    pairing = summary["pairings"][0]
+    wins_of_random = sum(g["scores"][g["seats"].index("random")] > g["scores"][g["seats"].index(user)] for g in games)
+    assert (pairing["a"], pairing["b"], pairing["games"], pairing["wins"]) == ("random", user, 4, wins_of_random)
+    assert (out / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert len((out / "games.jsonl").read_text().splitlines()) == 4  # nothing replayed twice
+
+
+@pytest.mark.parametrize("command", [[], ["play"], ["tournament"], ["evaluate"], ["bench"]])
+def test_every_subcommand_explains_its_options(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: carcassonne")
+    if command == ["tournament"]:
+        for option in ("--players", "--seeds", "--games", "--workers", "--out", "--resume", "--sprt", "--expansions"):
+            assert option in text
+
+
+def test_every_option_and_argument_has_help() -> None:
+    subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in subcommands.choices.items():
+        for action in parser._actions:
+            assert action.help, f"carcassonne {name}: {action.dest} has no help"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tournament", "random", "--players", "7"], "invalid choice: 7"),
+        (["tournament", "random", "random:x=1"], "random: unknown option 'x'"),
+        (["tournament", "random", "missing/agent.py:Agent"], "no such file 'missing/agent.py'"),
+        (["tournament", "random", "random"], "repeated: random"),
+        (["tournament", "random", "nosuch"], "unknown agent 'nosuch'"),
+        (["tournament", "random", "x.py:A", "--sprt", "0,10"], "expected elo0,elo1,alpha,beta"),
+        (["tournament", "random", "--seeds", "0"], "expected a positive integer"),
+        (["tournament", "random", "--expansions", "towers"], "unknown name 'towers'"),
+        (["tournament", "random", "--rules", "no_such_rule"], "unknown variant flag 'no_such_rule'"),
+        (["play", "random"] * 1 + ["random"] * 6, "players: must be 2–6"),
+        (["play", "random"], "players: must be 2–6"),
+    ],
+)
+def test_bad_arguments_give_one_line_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        status = main(argv)
+    except SystemExit as e:  # argparse's own errors: usage plus one error line
+        status = e.code  # type: ignore[assignment]
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert message in err.strip().splitlines()[-1]
+
+
+def test_demo_refuses_seven_players_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        demo_main(["--players", "7"])
+    assert exit_.value.code == 2
+    assert "players: must be 2–6" in capsys.readouterr().err
+
+
+def test_play_prints_the_board_and_writes_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "random", "random", "--expansions", "", "--seed", "3", "--frames", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "turn 1:" in out and "final scores" in out
+    frames = sorted(tmp_path.glob("turn_*.png"))
+    same_game = play_match(GameConfig(players=2), ["random", "random"], seed=3)  # play seeds agents the same way
+    assert len(frames) == same_game.record.replay().turn + 1  # one picture per turn
+    assert frames[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,126 @@
+"""Tournament schedule fairness, match determinism and resumable runs (training/)."""
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from carcassonne_env.engine import GameConfig
+from training.match import MatchError, play_match
+from training.schedule import ScheduleError, gauntlet, round_robin
+from training.tournament import GAMES_FILE, Settings, TournamentError, load_games, run
+
+BASE_2P = GameConfig(players=2).to_dict()
+
+
+def test_round_robin_seats_every_agent_in_every_seat_on_the_same_tiles() -> None:
+    fixtures = round_robin(["a", "b", "c"], players=2, seeds=[7, 8])
+    assert len(fixtures) == 3 * 2 * 2  # pairs × seeds × seat rotations
+    assert [f.index for f in fixtures] == list(range(12))
+    for pair in (("a", "b"), ("a", "c"), ("b", "c")):
+        for seed in (7, 8):
+            seatings = {f.seats for f in fixtures if f.seed == seed and set(f.seats) == set(pair)}
+            assert seatings == {pair, pair[::-1]}  # the seat-swapped pair
+            assert len({f.group for f in fixtures if f.seed == seed and set(f.seats) == set(pair)}) == 1
+
+
+def test_multiplayer_schedules_rotate_every_agent_through_every_seat() -> None:
+    fixtures = round_robin(["a", "b", "c", "d"], players=3, seeds=[1])
+    assert len(fixtures) == 4 * 3  # 4 tables of 3 agents, 3 rotations each
+    for agent in "abcd":
+        assert Counter(f.seats.index(agent) for f in fixtures if agent in f.seats) == {0: 3, 1: 3, 2: 3}
+    g = gauntlet("cand", ["x", "y"], players=4, seeds=[5, 6])
+    for seed in (5, 6):
+        for opponent in ("x", "y"):
+            seats = [f.seats for f in g if f.seed == seed and opponent in f.seats]
+            assert sorted(s.index("cand") for s in seats) == [0, 1, 2, 3]
+            assert all(s.count(opponent) == 3 for s in seats)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: round_robin(["a", "b"], players=3, seeds=[0]), "at least 3 agents"),
+        (lambda: round_robin(["a", "b", "a"], players=2, seeds=[0]), "repeated: a"),
+        (lambda: round_robin(["a", "b"], players=7, seeds=[0]), "players: must be 2–6"),
+        (lambda: gauntlet("a", [], players=2, seeds=[0]), "at least one opponent"),
+        (lambda: round_robin(["a", "b"], players=2, seeds=[]), "at least one seed"),
+    ],
+)
+def test_impossible_schedules_are_refused(call, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ScheduleError, match=message):
+        call()
+
+
+def test_a_match_is_a_function_of_its_seed_and_replays_to_its_scores() -> None:
+    config = GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers"))
+    first = play_match(config, ["random", "random", "random"], seed=11)
+    again = play_match(config, ["random", "random", "random"], seed=11)
+    assert first.record == again.record and first.scores == again.scores
+    assert first.record.replay().scores == first.scores
+    assert sum(first.decisions) == len(first.record.actions)
+    other = play_match(config, ["random", "random", "random"], seed=12)
+    assert other.record.actions != first.record.actions
+
+
+class Mutator:
+    def choose_action(self, game):  # type: ignore[no-untyped-def]
+        game.apply(game.legal_actions()[0])
+        return game.legal_actions()[0]
+
+
+def test_an_agent_that_changes_the_game_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents import spec
+
+    monkeypatch.setitem(spec._REGISTRY, "mutator", lambda seed: Mutator())
+    with pytest.raises(MatchError, match=r"'mutator' \(seat 0\) changed the game"):
+        play_match(GameConfig(players=2), ["mutator", "random"], seed=0)
+
+
+def _scores(out: Path) -> dict[int, list[int]]:
+    return {g["index"]: g["scores"] for g in load_games(out)}
+
+
+def test_resume_after_a_kill_completes_without_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents import RandomAgent, spec
+
+    monkeypatch.setitem(spec._REGISTRY, "tests_b", lambda seed: RandomAgent(seed + 1))
+    settings = Settings(agents=("random", "tests_b"), seeds=3, config=BASE_2P)
+    full, cut = tmp_path / "full", tmp_path / "cut"
+    run(settings, full, progress=False)
+    assert sorted(_scores(full)) == list(range(6))
+    run(Settings(agents=("random", "tests_b"), seeds=2, config=BASE_2P), cut, progress=False)
+    lines = (cut / GAMES_FILE).read_text().splitlines()
+    (cut / GAMES_FILE).write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed mid-line
+    (cut / "tournament.json").write_text(json.dumps(json.loads((full / "tournament.json").read_text())))
+    with pytest.raises(TournamentError, match="pass --resume"):
+        run(settings, cut, progress=False)
+    with pytest.raises(TournamentError, match="other settings \\(seeds\\)"):
+        run(Settings(agents=("random", "tests_b"), seeds=4, config=BASE_2P), cut, resume=True, progress=False)
+    run(settings, cut, resume=True, progress=False)
+    indices = [json.loads(line)["index"] for line in (cut / GAMES_FILE).read_text().splitlines()]
+    assert sorted(indices) == list(range(6))  # every game once, the cut line dropped
+    assert _scores(cut) == _scores(full)
+
+
+class LastLegal:
+    """Always the last legal action: it loses to random (it mostly keeps the last rotation)."""
+
+    def choose_action(self, game):  # type: ignore[no-untyped-def]
+        return game.legal_actions()[-1]
+
+
+def test_sprt_stops_a_lopsided_match_early_and_the_verdict_stands_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents import spec
+
+    monkeypatch.setitem(spec._REGISTRY, "lastlegal", lambda seed: LastLegal())
+    settings = Settings(agents=("random", "lastlegal"), seeds=40, config=BASE_2P, sprt=(0.0, 50.0, 0.05, 0.05))
+    state = run(settings, tmp_path, progress=False)
+    assert state is not None and state.decision == "H1"
+    games = load_games(tmp_path)
+    assert len(games) == 2 * state.pairs < 80  # stopped on a completed pair, long before the schedule's end
+    again = run(settings, tmp_path, resume=True, progress=False)
+    assert again == state and len(load_games(tmp_path)) == len(games)

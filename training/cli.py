@@ -1,0 +1,261 @@
+"""The ``carcassonne`` command: play, tournament, evaluate, bench.
+
+Agents are named by spec strings (``random``, ``greedy:fast=1``, ``mcts:sims=400``,
+``ppo:model.zip``, ``mymodule:MyAgent``, ``path/to/file.py:MyAgent``; see :mod:`agents.spec`).
+A bad argument is reported in one line on stderr with exit status 2, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents import AgentSpecError, make_agent
+from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+
+from .match import MatchError, agent_seed
+from .schedule import Fixture, ScheduleError
+
+__all__ = ["EVALUATION_LADDER", "main"]
+
+#: The reference ladder of ``carcassonne evaluate``, on the 2-player tower variant, random = 0.
+EVALUATION_LADDER = ("random", "greedy", "mcts:sims=200")
+EVALUATION_EXPANSIONS = ("tower", "black_tower", "watchtowers")
+_DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
+_SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, mcts:sims=400, mcts:seconds=1, ppo:PATH, "
+              "module:Class or path/to/file.py:Class")
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(n for n in text.split(",") if n)
+
+
+def _config(args: argparse.Namespace, players: int) -> GameConfig:
+    base = GameConfig(players=players, expansions=_names(args.expansions)).to_dict()
+    for flag in _names(args.rules):
+        if flag not in base or not isinstance(base[flag], bool):
+            raise ConfigError("--rules", f"unknown variant flag {flag!r}")
+        base[flag] = True
+    return GameConfig.from_dict(base)
+
+
+def _sprt(text: str) -> tuple[float, float, float, float]:
+    try:
+        elo0, elo1, alpha, beta = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05), got {text!r}") from None
+    if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1):
+        raise argparse.ArgumentTypeError(f"need elo0 < elo1 and 0 < alpha, beta < 1, got {text!r}")
+    return elo0, elo1, alpha, beta
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _add_variant(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--expansions", default=_DEFAULT_EXPANSIONS,
+                   help=f"comma-separated expansions: tower, black_tower, watchtowers or '' for the base game "
+                        f"(default: {_DEFAULT_EXPANSIONS}, the tower variant)")
+    p.add_argument("--rules", default="", metavar="FLAG[,FLAG]",
+                   help="variant flags of GameConfig to switch on, e.g. no_ransom,tower_top_followers_immune "
+                        "(README, 'Rules')")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser("play", help="watch one game between agents in the terminal",
+                          description="Play one game, seat i taken by the i-th spec; print the text board "
+                                      "after every turn and the final scores.")
+    play.add_argument("specs", nargs="+", metavar="SPEC", help=f"2–6 agents in seat order; {_SPEC_HELP}")
+    play.add_argument("--seed", type=int, default=0, help="game seed: the tile order (default 0)")
+    _add_variant(play)
+    play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each turn (default 0)")
+    play.add_argument("--frames", type=Path, metavar="DIR",
+                      help="also write one PNG per turn to DIR (the env's rgb_array picture)")
+    play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
+
+    tour = sub.add_parser("tournament", help="rate agents in a round robin or gauntlet",
+                          description="Play a round robin (every set of --players agents) or a gauntlet (the "
+                                      "first agent against each of the others); every seed is played in every "
+                                      "seat rotation. Results go to --out as they finish; prints ratings with "
+                                      "95 %% intervals and writes CSV, JSON and a PNG (docs/tournament.md).")
+    tour.add_argument("specs", nargs="+", metavar="SPEC", help=f"the agents (distinct); {_SPEC_HELP}")
+    tour.add_argument("--gauntlet", action="store_true", help="the first SPEC plays each of the others "
+                      "(default: round robin)")
+    tour.add_argument("--players", type=int, choices=range(2, 7), default=2, metavar="{2..6}",
+                      help="players per game (default 2)")
+    count = tour.add_mutually_exclusive_group()
+    count.add_argument("--seeds", type=_positive, help="tile orders per table; each is played in every seat "
+                       "rotation, so a table plays --players × --seeds games (default 10)")
+    count.add_argument("--games", type=_positive, help="games per table, rounded up to a multiple of --players")
+    tour.add_argument("--first-seed", type=int, default=0, help="the first tile-order seed (default 0)")
+    tour.add_argument("--workers", type=_positive, default=1, help="parallel game processes (default 1)")
+    tour.add_argument("--out", type=Path, default=Path("runs/tournament"),
+                      help="output directory (default runs/tournament)")
+    tour.add_argument("--resume", action="store_true", help="continue the tournament in --out, skipping "
+                      "finished games (the settings must match)")
+    tour.add_argument("--anchor", help="agent rated 0 (default: random if present, else the first SPEC)")
+    tour.add_argument("--sprt", type=_sprt, metavar="ELO0,ELO1,ALPHA,BETA",
+                      help="stop a 2-agent, 2-player match when the SPRT of H0: Elo = ELO0 against H1: Elo = "
+                           "ELO1 (first SPEC's view) decides at error rates ALPHA, BETA, e.g. 0,10,0.05,0.05")
+    _add_variant(tour)
+    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    ev = sub.add_parser("evaluate", help="rate one agent against the reference ladder",
+                        description="The reference benchmark: a round robin of SPEC and the ladder "
+                                    f"{', '.join(EVALUATION_LADDER)} on the 2-player tower variant "
+                                    f"({', '.join(EVALUATION_EXPANSIONS)}), seeds 0..SEEDS-1 in both seats, "
+                                    "Elo with random = 0. Every agent is seeded from the game seed, so two "
+                                    "users' figures are comparable.")
+    ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
+    ev.add_argument("--seeds", type=_positive, default=100, help="tile orders per pairing, each played in both "
+                    "seats (default 100: 200 games per pairing)")
+    ev.add_argument("--workers", type=_positive, default=1, help="parallel game processes (default 1)")
+    ev.add_argument("--out", type=Path, help="output directory (default runs/evaluate-<SPEC>)")
+    ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput",
+                           description="engine / env: carcassonne_env.bench, random games on the engine or the "
+                                       "env (its options --players, --tiles, --expansions, --games, --seed, "
+                                       "--profile pass through; see python -m carcassonne_env.bench --help); "
+                                       "tournament: games/s of self-play games of each --specs agent on the "
+                                       "2-player tower variant with 1 and 2 workers.")
+    bench.add_argument("target", choices=("engine", "env", "tournament"), help="what to measure")
+    bench.add_argument("--games", type=_positive, help="games per measurement (default: tournament 20; engine, "
+                       "env as carcassonne_env.bench)")
+    bench.add_argument("--specs", default="random,greedy", help="tournament: comma-separated agents "
+                       "(default random,greedy)")
+    return parser
+
+
+def _play(args: argparse.Namespace) -> None:
+    config = _config(args, len(args.specs))
+    agents = [make_agent(spec, seed=agent_seed(args.seed, s)) for s, spec in enumerate(args.specs)]
+    game = Game(config, seed=args.seed)
+    encoder = None
+    if args.frames is not None:
+        from carcassonne_env.environment.observation import Encoder
+        from carcassonne_env.environment.render import render_rgb, write_png
+
+        args.frames.mkdir(parents=True, exist_ok=True)
+        encoder = Encoder(config, 31)
+        encoder.reset(game)
+    moves: list[str] = []
+    while not game.is_over:
+        turn, seat = game.turn, game.current_player
+        action = agents[seat].choose_action(game)
+        game.apply(action)
+        moves.append(f"{args.specs[seat]} (seat {seat}): {action}")
+        if game.turn != turn or game.is_over:
+            if not args.quiet:
+                print(f"\nturn {turn + 1}: " + "; ".join(moves))
+                print(game.render_text())
+                print(f"scores {list(game.scores)}")
+            moves = []
+            if encoder is not None:
+                encoder.sync(game)
+                write_png(args.frames / f"turn_{turn + 1:03d}.png", render_rgb(game, encoder))
+            time.sleep(args.delay)
+    if args.quiet:
+        print(game.render_text())
+    winners = ", ".join(f"{args.specs[w]} (seat {w})" for w in game.winners())
+    print(f"final scores {list(game.scores)}; winner {winners}")
+
+
+def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, players: int, seeds: int,
+                config: GameConfig, anchor: str | None) -> None:
+    from .report import build_report, print_report, write_report
+    from .tournament import Settings, load_games, run
+
+    for spec in dict.fromkeys(specs):
+        make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+    settings = Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
+                        config=config.to_dict(), sprt=getattr(args, "sprt", None))
+    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress)
+    anchor = anchor or ("random" if "random" in specs else specs[0])
+    report = build_report(settings, load_games(args.out), anchor, state)
+    print_report(report)
+    for path in write_report(report, args.out, settings):
+        print(f"wrote {path}")
+
+
+def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
+    if args.target in ("engine", "env"):
+        from carcassonne_env import bench
+
+        bench.main([args.target, *rest, *(["--games", str(args.games)] if args.games else [])])
+        return
+    if rest:
+        raise ScheduleError(f"bench tournament: unrecognised arguments {' '.join(rest)}")
+    from .tournament import play_fixtures
+
+    config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
+    for spec in _names(args.specs):
+        make_agent(spec, seed=0)
+        games = args.games or 20
+        fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
+        for workers in (1, 2):
+            start = time.perf_counter()
+            finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers)]
+            steady = (games - 1) / (finished[-1] - finished[0]) if games > 1 else math.nan
+            print(f"tournament: {spec} vs {spec}, {workers} worker(s): {steady:.2f} games/s after the first game, "
+                  f"{games / (finished[-1] - start):.2f} games/s with process start ({games} games, 2-player "
+                  "tower variant)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``carcassonne``; returns the exit status."""
+    from .tournament import TournamentError
+
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "bench":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        if args.command == "play":
+            _play(args)
+        elif args.command == "tournament":
+            per_table = args.seeds or (-(-args.games // args.players) if args.games else 10)
+            anchor = args.anchor
+            if anchor is not None and anchor not in args.specs:
+                raise TournamentError(f"--anchor: {anchor!r} is not one of the agents")
+            _tournament(args, args.specs, "gauntlet" if args.gauntlet else "round_robin", args.players,
+                        per_table, _config(args, args.players), anchor)
+        elif args.command == "evaluate":
+            specs = list(dict.fromkeys([args.spec, *EVALUATION_LADDER]))
+            args.out = args.out or Path("runs") / ("evaluate-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec))
+            config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
+            _tournament(args, specs, "round_robin", 2, args.seeds, config, "random")
+        else:
+            _bench(args, rest)
+    except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, OSError) as e:
+        print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"carcassonne {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def entry_point() -> None:
+    """``[project.scripts]`` target."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,0 +1,129 @@
+"""Tournament reports: the ratings and pairings of ``games.jsonl`` as a printed table, CSV, JSON and a PNG.
+
+Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summary.json`` (both
+tables, the settings and the SPRT state) and ``ratings.png`` (ratings with 95 % intervals).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
+from .tournament import Settings
+
+__all__ = ["Report", "build_report", "print_report", "write_report"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a tournament's games say: ratings (anchor = 0), every pairing, the decision times."""
+
+    anchor: str
+    games: int
+    ratings: list[Rating]
+    pairings: list[PairStats]
+    ms_per_decision: dict[str, float]
+    sprt: Sprt | None
+
+
+def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, sprt: Sprt | None = None) -> Report:
+    """Statistics of the finished ``games`` of a tournament with ``settings``."""
+    if anchor not in settings.agents:
+        raise ValueError(f"anchor: {anchor!r} is not one of the agents {list(settings.agents)}")
+    played = [a for a in settings.agents if any(a in g["seats"] for g in games)]
+    h2h = head_to_heads(games, played)
+    met = sorted({(h.a, h.b) for h in h2h}, key=lambda p: (played.index(p[0]), played.index(p[1])))
+    ratings = rate(h2h, played, anchor, settings.game_config.players) if anchor in played and met else []
+    spent: dict[str, list[float]] = {a: [0.0, 0.0] for a in played}
+    for g in games:
+        for name, n, s in zip(g["seats"], g["decisions"], g["seconds"], strict=True):
+            spent[name][0] += n
+            spent[name][1] += s
+    ms = {a: 1000 * s / n if n else math.nan for a, (n, s) in spent.items()}
+    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt)
+
+
+def _fmt(x: float, digits: int = 0) -> str:
+    return f"{x:+.{digits}f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def print_report(report: Report, console: Console | None = None) -> None:
+    """The ratings and pairings as rich tables."""
+    console = console or Console()
+    ratings = Table(title=f"Ratings (Elo, {report.anchor} = 0, 95 % interval) after {report.games} games")
+    for column in ("agent", "Elo", "95 % interval", "games", "score", "ms/decision"):
+        ratings.add_column(column, justify="left" if column == "agent" else "right")
+    for r in sorted(report.ratings, key=lambda r: -r.elo):
+        ratings.add_row(r.agent, _fmt(r.elo), f"[{_fmt(r.low)}, {_fmt(r.high)}]", str(r.games),
+                        f"{100 * r.score:.1f} %", f"{report.ms_per_decision[r.agent]:.2f}")
+    console.print(ratings)
+    pairs = Table(title="Pairings (from the first agent's side)")
+    columns = ("A", "B", "games", "W-D-L", "win % [Wilson 95 %]", "margin ± SE", "paired Elo [95 %]", "pentanomial")
+    for column in columns:
+        pairs.add_column(column, justify="left" if column in ("A", "B") else "right")
+    for p in report.pairings:
+        pairs.add_row(
+            p.a, p.b, str(p.games), f"{p.wins}-{p.draws}-{p.losses}",
+            f"{100 * p.win_rate:.1f} [{100 * p.win_ci[0]:.1f}, {100 * p.win_ci[1]:.1f}]",
+            f"{p.margin:+.1f} ± {p.margin_se:.1f}", f"{_fmt(p.elo)} [{_fmt(p.elo_ci[0])}, {_fmt(p.elo_ci[1])}]",
+            " ".join(map(str, p.pentanomial)) if p.pentanomial else "-",
+        )
+    console.print(pairs)
+    if report.sprt is not None:
+        s = report.sprt
+        verdict = {"H1": "accept H1", "H0": "accept H0", None: "undecided"}[s.decision]
+        console.print(f"SPRT: LLR {s.llr:.2f} in [{s.lower:.2f}, {s.upper:.2f}] after {s.pairs} pairs: {verdict}")
+
+
+def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
+    """``ratings.csv``, ``pairings.csv``, ``summary.json`` and ``ratings.png`` in ``out``; their paths."""
+    paths = [out / "ratings.csv", out / "pairings.csv", out / "summary.json", out / "ratings.png"]
+    rows = [asdict(r) for r in report.ratings]
+    pair_rows = [
+        {**asdict(p), "win_ci": list(p.win_ci), "paired_score_ci": list(p.paired_score_ci), "elo_ci": list(p.elo_ci)}
+        for p in report.pairings
+    ]
+    for path, table in zip(paths[:2], (rows, pair_rows), strict=True):
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["agent"])
+            writer.writeheader()
+            writer.writerows(table)
+    summary = {
+        "settings": asdict(settings), "anchor": report.anchor, "games": report.games, "ratings": rows,
+        "pairings": pair_rows, "ms_per_decision": report.ms_per_decision,
+        "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
+    }
+    paths[2].write_text(json.dumps(summary, indent=1, allow_nan=True) + "\n")
+    _plot(report, paths[3])
+    return paths
+
+
+def _plot(report: Report, path: Path) -> None:
+    """Horizontal bars: each agent's rating with its 95 % interval, strongest on top."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ratings = sorted(report.ratings, key=lambda r: r.elo)
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(1, len(ratings))))
+    y = list(range(len(ratings)))
+    elo = [r.elo for r in ratings]
+    err = [[r.elo - r.low for r in ratings], [r.high - r.elo for r in ratings]]
+    ax.errorbar(elo, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
+    ax.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y, [r.agent for r in ratings])
+    ax.set_xlabel(f"Elo ({report.anchor} = 0), 95 % interval")
+    ax.set_title(f"Ratings after {report.games} games")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
