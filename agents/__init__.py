@@ -13,7 +13,16 @@ from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgen
 
 from .spec import AgentSpecError, known_agents, make_agent, register_agent
 
+
+def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
+    """``ppo:PATH``: imports torch and Stable-Baselines3 (the ``train`` extra) only when used."""
+    from .ppo import make_ppo
+
+    return make_ppo(seed, path, sample)
+
+
 register_agent("random", RandomAgent)
+register_agent("ppo", _ppo)
 
 __all__ = [
     "AgentSpecError",

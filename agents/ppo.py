@@ -1,0 +1,80 @@
+"""A trained MaskablePPO checkpoint as a player: the agent spec ``ppo:PATH`` (or ``ppo:pretrained``).
+
+The policy always plays masked: only legal actions have probability. By default it plays the most
+probable legal action (``deterministic``); with ``sample=1`` it samples from the masked
+distribution with its own seeded generator, so a seeded agent is still reproducible.
+
+Models are loaded once per process and path (tournaments build one agent per game).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from carcassonne_env.players import EngineAgent, as_engine_agent
+
+__all__ = ["PRETRAINED", "PPOAgent", "load_model", "make_ppo", "resolve_checkpoint"]
+
+#: The agent shipped with the package (trained by the ``full`` preset, see docs/training.md).
+PRETRAINED = Path(__file__).with_name("pretrained") / "tower_2p.zip"
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """``"pretrained"`` → the shipped model; otherwise an existing ``.zip`` (the suffix may be left off)."""
+    if str(path) == "pretrained":
+        p = PRETRAINED
+    else:
+        p = Path(path)
+        if not p.exists() and p.suffix != ".zip":
+            p = p.with_suffix(".zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"no MaskablePPO checkpoint at {str(path)!r}")
+    return p
+
+
+@functools.lru_cache(maxsize=8)
+def load_model(path: Path) -> Any:
+    """The MaskablePPO model at ``path`` on the CPU, loaded once per process."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu")
+
+
+class PPOAgent:
+    """Observation-level policy (``act(observation, action_mask) -> int``) of a MaskablePPO model."""
+
+    def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
+        self.path = resolve_checkpoint(path)
+        self.model = load_model(self.path)
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        space = self.model.observation_space
+        #: The board window the model was trained with (cells per side).
+        self.window = int(space["cells"].shape[-1])
+
+    def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
+        import torch
+
+        mask = np.asarray(action_mask, dtype=bool)
+        if not mask.any():
+            raise ValueError("the action mask allows no action")
+        policy = self.model.policy
+        with torch.no_grad():
+            obs, _ = policy.obs_to_tensor(observation)
+            dist = policy.get_distribution(obs, action_masks=mask[None])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs[~mask] = 0.0
+        if not self.sample:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(probs.size, p=probs / probs.sum()))
+
+
+def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
+    """The ``ppo:PATH[,sample=1]`` spec: the model at PATH (``pretrained`` = the shipped one)."""
+    agent = PPOAgent(path, seed=seed, sample=sample)
+    return as_engine_agent(agent, window=agent.window)
