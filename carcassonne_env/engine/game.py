@@ -1,4 +1,5 @@
-"""The game: turn phases, legal actions, apply, scoring, clone and serialisation (RULES.md §1, §5).
+"""The game: turn phases, legal actions, apply, features, when scoring happens, clone and serialisation
+(RULES.md §1, §5). What features are worth is in :mod:`.scoring`.
 
 State layout (all plain Python lists and dicts of ints, because this engine's hot path is scalar
 access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copies them shallowly):
