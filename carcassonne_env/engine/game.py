@@ -1,4 +1,5 @@
-"""The game: turn phases, legal actions, apply, scoring, clone and serialisation (RULES.md §1, §5).
+"""The game: turn phases, legal actions, apply, features, when scoring happens, clone and serialisation
+(RULES.md §1, §5). What features are worth is in :mod:`.scoring`.
 
 State layout (all plain Python lists and dicts of ints, because this engine's hot path is scalar
 access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copies them shallowly):
@@ -32,16 +33,18 @@ from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .save_validation import SaveError, validate_document, validate_loaded
+from .scoring import award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
-__all__ = ["FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "PlacedTile"]
+__all__ = [
+    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
+]
 
 #: Followers each player owns (R2).
 FOLLOWERS_PER_PLAYER = 7
 FORMAT = "carcassonne_env/game"
 FORMAT_VERSION = 1
 
-_CITY = SegmentKind.CITY
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
 _MONASTERY = SegmentKind.MONASTERY
@@ -101,6 +104,83 @@ class Feature:
     def complete(self) -> bool:
         """Roads and cities complete at 0 open edges (R19); see ``Game.monastery_complete``."""
         return self.kind in (SegmentKind.CITY, SegmentKind.ROAD) and self.open_edges == 0
+
+
+class PositionError(ValueError):
+    """The requested position cannot exist under the rules."""
+
+
+class GameSetup:
+    """The public way to set up a position directly (RULES.md §8), used by ``PositionBuilder``.
+
+    It starts from an empty board with full supplies and the config's expansion states, and
+    nothing scores while setting up. Each call checks what a position needs (R11 for touching
+    edges, R2 and R15/R42 for followers) and raises :class:`PositionError` naming what is wrong.
+    A built board may have holes and need not contain the start tile. :meth:`start` draws the
+    first tile (T1) and hands out the game; the setup is then spent.
+    """
+
+    def __init__(self, config: GameConfig, pile: Sequence[str] = ()) -> None:
+        catalogue = load_catalogue()
+        game = Game.__new__(Game)
+        game._init_empty(config, catalogue, None, [catalogue[t] for t in pile], True)
+        self._game: Game | None = game
+
+    def _live(self) -> Game:
+        if self._game is None:
+            raise RuntimeError("this setup has already started its game")
+        return self._game
+
+    def expansion_state(self, name: str) -> Any:
+        """The state of an enabled expansion, to set up (e.g. tower floors and prisoners)."""
+        return self._live().expansion_state(name)
+
+    def put_tile(self, tile_id: str, x: int, y: int, rotation: int = 0) -> None:
+        """Put a tile at (x, y): on an empty position, its edges matching its neighbours (R11)."""
+        g = self._live()
+        tile = g._catalogue[tile_id]
+        p = pack(x, y)
+        if p in g._board:
+            raise PositionError(f"two tiles at ({x},{y})")
+        req = g._frontier.get(p, 0)
+        if req and rotation not in tile.fits[req]:
+            raise PositionError(f"{tile_id} rotation {rotation} at ({x},{y}) does not match its neighbours (R11)")
+        if not req and any(p + d in g._board for d in DELTAS):
+            raise PositionError(f"({x},{y}) is not on the frontier")
+        g._put_tile(tile, p, rotation)
+
+    def put_follower(self, player: int, x: int, y: int, slot: int) -> None:
+        """A follower of ``player``, from their supply, on segment ``slot`` of the tile at (x, y)."""
+        g = self._live()
+        i = g._board.get(pack(x, y))
+        if i is None or not 0 <= slot < g._tile_type[i].segment_count:
+            raise PositionError(f"no segment {slot} at ({x},{y})")
+        node = g._tile_base[i] + slot
+        if node in g._followers:
+            raise PositionError(f"segment {slot} at ({x},{y}) already holds a follower (R42)")
+        g._followers[node] = player
+        g._occupants[g._find(node)] += 1
+        self.take_follower(player, reason=f"follower at ({x},{y})")
+
+    def take_follower(self, player: int, *, reason: str) -> None:
+        """Take a follower out of ``player``'s supply for ``reason`` (a tower top, a prisoner)."""
+        g = self._live()
+        if g._supply[player] == 0:
+            raise PositionError(f"player {player} has no follower left for the {reason} (R2)")
+        g._supply[player] -= 1
+
+    def set_score(self, player: int, points: int) -> None:
+        self._live()._scores[player] = points
+
+    def start(self, current_player: int = 0) -> Game:
+        """Draw the first tile of the pile for ``current_player`` (T1; an empty pile ends the game
+        at once, with the final scoring) and return the game, which records this start position."""
+        g = self._live()
+        g._current = current_player
+        g._draw()
+        g._start_position = g.to_dict()
+        self._game = None
+        return g
 
 
 class Game:
@@ -308,6 +388,13 @@ class Game:
         best = max(self._scores)
         return tuple(p for p, s in enumerate(self._scores) if s == best)
 
+    def expansion(self, name: str) -> Expansion:
+        """The rules object (plug-in) of an enabled expansion, e.g. ``"tower"``."""
+        for e in self._expansions:
+            if e.name == name:
+                return e
+        raise KeyError(f"expansion {name!r} is not enabled in this game")
+
     def expansion_state(self, name: str) -> Any:
         """The mutable state object of an enabled expansion (e.g. ``"tower"``)."""
         try:
@@ -392,6 +479,73 @@ class Game:
     def segment_followers(self) -> Mapping[int, int]:
         """Segment id → owner of every follower on a segment: a live, read-only view."""
         return MappingProxyType(self._followers)
+
+    # ------------------------------------------------------------------ the expansion interface
+    # What expansion hooks use besides the read API above (``ExpansionHost`` in .expansion lists the
+    # whole surface; docs/engine.md "The expansion interface"). Positions are packed ints (see
+    # .geometry), segments are segment ids. The views hand out the game's own containers, so hot
+    # loops pay no call per element: they are read-only (typed so), live, and never to be kept.
+    # The mutators are for hooks only: agents and other callers change a game through ``apply``.
+
+    @property
+    def board_index(self) -> Mapping[int, int]:
+        """Packed position → placement index of the tile there (read-only view)."""
+        return self._board
+
+    @property
+    def tile_positions(self) -> Sequence[int]:
+        """Placement index → packed position of that tile (read-only view)."""
+        return self._tile_pos
+
+    @property
+    def tile_types(self) -> Sequence[TileType]:
+        """Placement index → type of that tile (read-only view)."""
+        return self._tile_type
+
+    @property
+    def segment_tiles(self) -> Sequence[int]:
+        """Segment id → placement index of the tile it lies on (read-only view)."""
+        return self._node_tile
+
+    @property
+    def segment_kinds(self) -> Sequence[SegmentKind]:
+        """Segment id → kind of that segment (read-only view)."""
+        return self._kind
+
+    def score_of(self, player: int) -> int:
+        """``player``'s score (O(1), unlike :attr:`scores`)."""
+        return self._scores[player]
+
+    def supply_of(self, player: int) -> int:
+        """Followers in ``player``'s supply (O(1), unlike :attr:`supply`)."""
+        return self._supply[player]
+
+    def add_score(self, player: int, points: int) -> None:
+        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score."""
+        self._scores[player] += points
+
+    def take_follower(self, player: int) -> None:
+        """Take one follower from ``player``'s supply (the hook checked that there is one)."""
+        if not self._supply[player]:
+            raise ValueError(f"player {player} has no follower in supply")
+        self._supply[player] -= 1
+
+    def return_follower(self, player: int) -> None:
+        """Put one follower back into ``player``'s supply."""
+        self._supply[player] += 1
+
+    def remove_follower(self, segment: int) -> int:
+        """Take the follower off segment id ``segment`` and return its owner; it goes nowhere
+        (the caller puts it into a supply or holds it as a prisoner)."""
+        owner = self._followers.pop(segment)
+        self._occupants[self._find(segment)] -= 1
+        return owner
+
+    def open_decision(self, expansion: Expansion) -> None:
+        """Open the T4 decision (``Phase.CAPTURE``): its legal actions come from
+        ``expansion.decision_actions`` and its answer goes to ``expansion.apply``."""
+        self._phase = Phase.CAPTURE
+        self._decision_owner = expansion
 
     # ------------------------------------------------------------------ decisions
     def legal_actions(self) -> Sequence[Action]:
@@ -631,46 +785,6 @@ class Game:
                     out.append(m)
         return out
 
-    def _feature_value(self, root: int) -> int:
-        """Points for a completed feature (R23)."""
-        kind = self._kind[root]
-        if kind is _MONASTERY:
-            return 9
-        size = self._tiles[root].bit_count()
-        if kind is _ROAD:
-            return size
-        if size == 2 and self._config.legacy_small_city:
-            return 2 + self._pennants[root]
-        return 2 * size + 2 * self._pennants[root]
-
-    def _majority_counts(self, roots: Sequence[int]) -> dict[int, list[int]]:
-        """Followers per player on each of ``roots`` that holds any (R24)."""
-        wanted = set(roots)
-        n = self.num_players
-        counts: dict[int, list[int]] = {}
-        find = self._find
-        for node, owner in self._followers.items():
-            r = find(node)
-            if r in wanted:
-                c = counts.get(r)
-                if c is None:
-                    c = counts[r] = [0] * n
-                c[owner] += 1
-        return counts
-
-    def _award(self, counts: list[int], value: int) -> None:
-        best = max(counts)
-        scores = self._scores
-        for player, k in enumerate(counts):
-            if k == best:
-                scores[player] += value
-
-    def _remove_follower(self, node: int) -> int:
-        """Take the follower off segment ``node`` (scoring return or capture); returns its owner."""
-        owner = self._followers.pop(node)
-        self._occupants[self._find(node)] -= 1
-        return owner
-
     # ------------------------------------------------------------------ turn flow
     def _finish_turn(self) -> None:
         """T5 scoring (R22–R25, R64) then T6."""
@@ -691,13 +805,17 @@ class Game:
                 hook(self, completed)
             occupants = self._occupants
             if any(occupants[r] for r in completed):
-                counts = self._majority_counts(completed)
+                counts = majority_counts(self._followers, self._find, completed, self.num_players)
+                legacy = self._config.legacy_small_city
                 for root, c in counts.items():
-                    self._award(c, self._feature_value(root))
+                    value = completed_value(
+                        self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
+                    )
+                    award(self._scores, c, value)
                 done = set(counts)
                 find = self._find
                 for node in [n for n in self._followers if find(n) in done]:
-                    self._supply[self._remove_follower(node)] += 1
+                    self._supply[self.remove_follower(node)] += 1
             self._completed = []
 
     def _draw(self) -> None:
@@ -721,19 +839,19 @@ class Game:
         self._phase = Phase.GAME_OVER
         self._tile = None
         self._legal = []
-        counts = self._majority_counts(list({self._find(n) for n in self._followers}))
+        find = self._find
+        counts = majority_counts(self._followers, find, {find(n) for n in self._followers}, self.num_players)
         for root, c in counts.items():
-            self._award(c, self._final_value(root))
+            award(self._scores, c, self._final_value(root))
 
     def _final_value(self, root: int) -> int:
+        """End-game value of the feature rooted at ``root`` (R27, R28), from its totals."""
         kind = self._kind[root]
-        if kind is _CITY:
-            return self._tiles[root].bit_count() + self._pennants[root]
-        if kind is _ROAD:
-            return self._tiles[root].bit_count()
         if kind is _MONASTERY:
             p = self._tile_pos[self._node_tile[root]]
-            return 1 + sum(p + d in self._board for d in RING)
+            return final_value(kind, 1 + sum(p + d in self._board for d in RING), 0)
+        if kind is not _FIELD:
+            return final_value(kind, self._tiles[root].bit_count(), self._pennants[root])
         cities = set()
         bits = self._adj[root]
         while bits:
@@ -742,7 +860,7 @@ class Game:
             if self._open[city] == 0:
                 cities.add(city)
             bits ^= low
-        return 3 * len(cities)
+        return field_value(len(cities))
 
     # ------------------------------------------------------------------ hidden information and evaluation
     def determinize(self, rng: np.random.Generator) -> Game:

@@ -23,16 +23,11 @@ from dataclasses import dataclass, field
 
 from .actions import FloorColour
 from .config import GameConfig
-from .game import Game
-from .geometry import DELTAS, pack
-from .tiles import load_catalogue
-from .tower import state as tower_state
+from .game import Game, GameSetup, PositionError
+from .geometry import pack
+from .tower import TowerState
 
 __all__ = ["PositionBuilder", "PositionError"]
-
-
-class PositionError(ValueError):
-    """The requested position cannot exist under the rules."""
 
 
 @dataclass
@@ -81,35 +76,18 @@ class PositionBuilder:
         return self
 
     def build(self, pile: Sequence[str] = (), current_player: int = 0) -> Game:
-        catalogue = load_catalogue()
+        """The position as a game (through :class:`~.game.GameSetup`): ``current_player`` has drawn
+        the first tile of ``pile``."""
         config = self.config
-        g = Game.__new__(Game)
-        g._init_empty(config, catalogue, None, [catalogue[t] for t in pile], True)
+        setup = GameSetup(config, pile)
         for tid, x, y, rot in self._tiles:
-            tile = catalogue[tid]
-            p = pack(x, y)
-            if p in g._board:
-                raise PositionError(f"two tiles at ({x},{y})")
-            req = g._frontier.get(p, 0)
-            if req and rot not in tile.fits[req]:
-                raise PositionError(f"{tid} rotation {rot} at ({x},{y}) does not match its neighbours (R11)")
-            if not req and any(p + d in g._board for d in DELTAS):
-                raise PositionError(f"({x},{y}) is not on the frontier")
-            g._put_tile(tile, p, rot)
+            setup.put_tile(tid, x, y, rot)
         for x, y, slot, player in self._followers:
-            i = g._board.get(pack(x, y))
-            if i is None or not 0 <= slot < g._tile_type[i].segment_count:
-                raise PositionError(f"no segment {slot} at ({x},{y})")
-            node = g._tile_base[i] + slot
-            if node in g._followers:
-                raise PositionError(f"segment {slot} at ({x},{y}) already holds a follower (R42)")
-            g._followers[node] = player
-            g._occupants[g._find(node)] += 1
-            self._take(g, player, f"follower at ({x},{y})")
+            setup.put_follower(player, x, y, slot)
         if self._towers or self._tops or self._prisoners or self._floors:
             if not config.has("tower"):
                 raise PositionError("towers, floors and prisoners need the 'tower' expansion")
-            st = tower_state(g)
+            st: TowerState = setup.expansion_state("tower")
             coloured = config.has("black_tower")
             for x, y, floors in self._towers:
                 p = pack(x, y)
@@ -125,14 +103,14 @@ class PositionBuilder:
                 if not st.stacks.get(p) or st.stacks[p][-1] == FloorColour.WHITE:
                     raise PositionError(f"no open tower at ({x},{y}) to stand on (R37)")
                 st.tops[p] = player
-                self._take(g, player, f"tower top at ({x},{y})")
+                setup.take_follower(player, reason=f"tower top at ({x},{y})")
             n = config.players
             for captor, owner, count in self._prisoners:
                 if captor == owner:
                     raise PositionError("a player never holds their own followers (R43)")
                 st.prisoners[captor * n + owner] += count
                 for _ in range(count):
-                    self._take(g, owner, f"prisoner held by {captor}")
+                    setup.take_follower(owner, reason=f"prisoner held by {captor}")
                 if st.prisoners[captor * n + owner] and st.prisoners[owner * n + captor]:
                     raise PositionError(f"players {captor} and {owner} hold each other's followers (R47)")
             for player, supply in self._floors.items():
@@ -140,14 +118,5 @@ class PositionBuilder:
                     raise PositionError("black and white floors need the 'black_tower' expansion (R51)")
                 st.floors[3 * player:3 * player + 3] = list(supply)
         for player, points in self._scores.items():
-            g._scores[player] = points
-        g._current = current_player
-        g._draw()
-        g._start_position = g.to_dict()
-        return g
-
-    @staticmethod
-    def _take(g: Game, player: int, what: str) -> None:
-        if g._supply[player] == 0:
-            raise PositionError(f"player {player} has no follower left for the {what} (R2)")
-        g._supply[player] -= 1
+            setup.set_score(player, points)
+        return setup.start(current_player)

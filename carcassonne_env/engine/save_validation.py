@@ -676,9 +676,10 @@ def _check_capture_targets(game: Game) -> None:
     st: TowerState = game.expansion_state("tower")
     floor = game.last_action
     assert floor is not None and floor.kind == ActionKind.FLOOR  # _check_history saw to it
-    tower = next(e for e in game._expansions if isinstance(e, TowerExpansion))
+    tower = game.expansion("tower")
+    assert isinstance(tower, TowerExpansion)
     p = pack(floor.x, floor.y)
-    targets = tower._targets(game, st, p, len(st.stacks[p]), floor.arg)
+    targets = tower.capture_targets(game, st, p, len(st.stacks[p]), floor.arg)
     if not targets:
         _fail("phase", f"CAPTURE after {floor}, which reaches no follower (T4 is skipped then)")
     if set(st.pending) != {*targets, NO_CAPTURE}:

@@ -16,18 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .black_tower import floor_supply
 from .capture_area import CaptureRules, capture_area_packed
 from .config import GameConfig
-from .expansion import Expansion
+from .expansion import Expansion, ExpansionHost
 from .geometry import check_coords, pack, unpack
 from .tiles import TileCatalogue, TileType
-
-if TYPE_CHECKING:
-    from .game import Game
 
 __all__ = ["RANSOM_PRICE", "TowerExpansion", "TowerState"]
 
@@ -136,14 +133,14 @@ class TowerExpansion(Expansion):
         self.tops_capturable = not config.tower_top_followers_immune
         self.own_capturable = not config.capture_opponents_only
 
-    def new_state(self, game: Game) -> TowerState:
+    def new_state(self, game: ExpansionHost) -> TowerState:
         n = game.num_players
         return TowerState(players=n, floors=list(self.floors_dealt) * n, prisoners=[0] * (n * n))
 
     def state_from_dict(self, data: dict[str, Any]) -> TowerState:
         return TowerState.from_dict(self.config.players, data)
 
-    def on_tile_placed(self, game: Game, pos: int, tile: TileType) -> None:
+    def on_tile_placed(self, game: ExpansionHost, pos: int, tile: TileType) -> None:
         if tile.tower_foundation:
             state(game).stacks[pos] = ()
             if pos not in _TOP_ACTIONS:
@@ -152,15 +149,15 @@ class TowerExpansion(Expansion):
                 _FLOOR_ACTIONS[pos] = tuple(tuple(a for a in acts if mask >> a.arg & 1) for mask in range(8))
                 _TOP_ACTIONS[pos] = Action(ActionKind.TOWER_TOP, x, y, 0)
 
-    def board_figures(self, game: Game) -> Iterable[tuple[int, int]]:
+    def board_figures(self, game: ExpansionHost) -> Iterable[tuple[int, int]]:
         return state(game).tops.items()
 
     # ------------------------------------------------------------------ T3 options
-    def add_action_options(self, game: Game, out: list[Action]) -> None:
-        st: TowerState = game._ext["tower"]  # type: ignore[assignment]
-        player = game._current
+    def add_action_options(self, game: ExpansionHost, out: list[Action]) -> None:
+        st = state(game)
+        player = game.current_player
         n = st.players
-        if self.ransom_allowed and st.ransom_turn != game._turn and game._scores[player] >= RANSOM_PRICE:
+        if self.ransom_allowed and st.ransom_turn != game.turn and game.score_of(player) >= RANSOM_PRICE:
             prisoners = st.prisoners
             out.extend(Action(ActionKind.RANSOM, 0, 0, c) for c in range(n) if prisoners[c * n + player])
         stacks = st.stacks
@@ -171,7 +168,7 @@ class TowerExpansion(Expansion):
         f = 3 * player
         on_tower = (floors[f] > 0) | (floors[f + 1] > 0) << 1 | (floors[f + 2] > 0) << 2
         on_bare = on_tower & 3  # R54: white only onto a tower, never onto a bare foundation
-        top_ok = game._supply[player] > 0
+        top_ok = game.supply_of(player) > 0
         floor_actions = _FLOOR_ACTIONS
         tower_tops = []
         for p, stack in stacks.items():
@@ -186,9 +183,9 @@ class TowerExpansion(Expansion):
         out.extend(tower_tops)
 
     # ------------------------------------------------------------------ apply
-    def apply(self, game: Game, action: Action) -> bool:
+    def apply(self, game: ExpansionHost, action: Action) -> bool:
         kind = action.kind
-        if game._phase is Phase.CAPTURE:
+        if game.phase is Phase.CAPTURE:
             self._capture(game, action)
             return True
         if kind == ActionKind.RANSOM:
@@ -201,27 +198,27 @@ class TowerExpansion(Expansion):
             return True
         raise IllegalActionError(f"{action}: there is no capture decision now (T4 follows a FLOOR)")
 
-    def _ransom(self, game: Game, action: Action) -> None:
+    def _ransom(self, game: ExpansionHost, action: Action) -> None:
         """R48: −3 for the payer, +3 for the captor, one follower back to the payer's supply."""
         st = state(game)
-        payer = game._current
+        payer = game.current_player
         captor = action.arg
         n = st.players
         if not action.unused_fields_are_zero():
             raise IllegalActionError(f"{action}: RANSOM takes only the captor's seat")
         if not self.ransom_allowed:
             raise IllegalActionError(f"{action}: ransom is off in this game (no_ransom)")
-        if st.ransom_turn == game._turn:
+        if st.ransom_turn == game.turn:
             raise IllegalActionError(f"{action}: only one ransom per turn (R48)")
         if not (0 <= captor < n and captor != payer and st.prisoners[captor * n + payer]):
             raise IllegalActionError(f"{action}: player {captor} holds no follower of player {payer}")
-        if game._scores[payer] < RANSOM_PRICE:
+        if game.score_of(payer) < RANSOM_PRICE:
             raise IllegalActionError(f"{action}: ransom needs a score of at least {RANSOM_PRICE} (R48)")
-        game._scores[payer] -= RANSOM_PRICE
-        game._scores[captor] += RANSOM_PRICE
+        game.add_score(payer, -RANSOM_PRICE)
+        game.add_score(captor, RANSOM_PRICE)
         st.prisoners[captor * n + payer] -= 1
-        game._supply[payer] += 1
-        st.ransom_turn = game._turn
+        game.return_follower(payer)
+        st.ransom_turn = game.turn
 
     def _open_tower(self, st: TowerState, action: Action) -> int:
         p = check_coords(action.x, action.y)
@@ -234,11 +231,11 @@ class TowerExpansion(Expansion):
             raise IllegalActionError(f"{action}: a white floor capped this tower for good (R56)")
         return p
 
-    def _floor(self, game: Game, action: Action) -> bool:
+    def _floor(self, game: ExpansionHost, action: Action) -> bool:
         st = state(game)
         p = self._open_tower(st, action)
         colour = action.arg
-        player = game._current
+        player = game.current_player
         if colour not in _COLOURS:
             raise IllegalActionError(f"{action}: floor colour must be 0 (normal), 1 (black) or 2 (white)")
         if not st.floors[3 * player + colour]:
@@ -250,32 +247,35 @@ class TowerExpansion(Expansion):
         st.floors[3 * player + colour] -= 1
         if colour == _WHITE:
             return True
-        targets = self._targets(game, st, p, len(stack), colour)
+        targets = self.capture_targets(game, st, p, len(stack), colour)
         if not targets:
             return True
         targets.append(NO_CAPTURE)
         st.pending = targets
-        game._phase = Phase.CAPTURE
-        game._decision_owner = self
+        game.open_decision(self)
         return False
 
-    def _targets(self, game: Game, st: TowerState, p: int, height: int, colour: int) -> list[Action]:
-        """CAPTURE actions for every capturable follower in the area (R40–R42, R55)."""
-        if not game._followers and not st.tops:
+    def capture_targets(
+        self, game: ExpansionHost, st: TowerState, p: int, height: int, colour: int
+    ) -> list[Action]:
+        """CAPTURE actions for every follower the current player may capture with a tower of
+        ``height`` and ``colour`` at packed position ``p`` (R40–R42, R55)."""
+        followers = game.segment_followers()
+        if not followers and not st.tops:
             return []
-        area = set(capture_area_packed(p, height, colour, self.capture_rules, game._board))
-        player = game._current
+        area = set(capture_area_packed(p, height, colour, self.capture_rules, game.board_index))
+        player = game.current_player
         own_ok = self.own_capturable
         out: list[Action] = []
-        tile_pos = game._tile_pos
-        node_tile = game._node_tile
-        tile_base = game._tile_base
-        for node, owner in game._followers.items():
-            i = node_tile[node]
+        tile_pos = game.tile_positions
+        segment_tile = game.segment_tiles
+        segment_base = game.segment_base
+        for segment, owner in followers.items():
+            i = segment_tile[segment]
             q = tile_pos[i]
             if q in area and (own_ok or owner != player):
                 x, y = unpack(q)
-                out.append(Action(ActionKind.CAPTURE, x, y, node - tile_base[i]))
+                out.append(Action(ActionKind.CAPTURE, x, y, segment - segment_base(i)))
         if self.tops_capturable:
             for q, owner in st.tops.items():
                 if q in area and (own_ok or owner != player):
@@ -283,10 +283,10 @@ class TowerExpansion(Expansion):
                     out.append(Action(ActionKind.CAPTURE, x, y, TOWER_TOP_SLOT))
         return out
 
-    def decision_actions(self, game: Game) -> list[Action]:
+    def decision_actions(self, game: ExpansionHost) -> list[Action]:
         return list(state(game).pending)
 
-    def _capture(self, game: Game, action: Action) -> None:
+    def _capture(self, game: ExpansionHost, action: Action) -> None:
         """R43 and R47: the follower leaves; own → supply, other → prisoner, then exchange."""
         st = state(game)
         if action not in st.pending:
@@ -299,35 +299,35 @@ class TowerExpansion(Expansion):
         if action.arg == TOWER_TOP_SLOT:
             owner = st.tops.pop(p)
         else:
-            owner = game._remove_follower(game._tile_base[game._board[p]] + action.arg)
-        captor = game._current
+            owner = game.remove_follower(game.segment_base(game.board_index[p]) + action.arg)
+        captor = game.current_player
         if owner == captor:
-            game._supply[captor] += 1
+            game.return_follower(captor)
             return
         n = st.players
         prisoners = st.prisoners
         if prisoners[owner * n + captor]:
             prisoners[owner * n + captor] -= 1
-            game._supply[captor] += 1
-            game._supply[owner] += 1
+            game.return_follower(captor)
+            game.return_follower(owner)
         else:
             prisoners[captor * n + owner] += 1
 
-    def _tower_top(self, game: Game, action: Action) -> None:
+    def _tower_top(self, game: ExpansionHost, action: Action) -> None:
         st = state(game)
         if not action.unused_fields_are_zero():
             raise IllegalActionError(f"{action}: TOWER_TOP takes no argument")
         p = self._open_tower(st, action)
         if not st.stacks[p]:
             raise IllegalActionError(f"{action}: no follower may stand on a bare foundation (R37)")
-        player = game._current
-        if not game._supply[player]:
+        player = game.current_player
+        if not game.supply_of(player):
             raise IllegalActionError(f"{action}: player {player} has no follower in supply (R36)")
         st.tops[p] = player
-        game._supply[player] -= 1
+        game.take_follower(player)
 
 
-def state(game: Game) -> TowerState:
+def state(game: ExpansionHost) -> TowerState:
     """The tower state of ``game``."""
-    st: TowerState = game._ext["tower"]  # type: ignore[assignment]
+    st: TowerState = game.expansion_state("tower")
     return st

@@ -9,14 +9,9 @@ the 3×3 area around the watchtower (R63). Farmers, monks and tower-top follower
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .expansion import Expansion
-from .geometry import AREA
+from .expansion import Expansion, ExpansionHost
+from .geometry import AREA, pack
 from .tiles import SegmentKind, TileType
-
-if TYPE_CHECKING:
-    from .game import Game
 
 __all__ = ["WatchtowersExpansion", "watchtower_count"]
 
@@ -33,40 +28,43 @@ def _tile_count(subject: str, tile: TileType) -> int:
     raise ValueError(f"unknown watchtower subject {subject!r}")
 
 
-def watchtower_count(game: Game, pos: int, subject: str, *, include_tower_tops: bool = True) -> int:
+def watchtower_count(game: ExpansionHost, pos: int, subject: str, *, include_tower_tops: bool = True) -> int:
     """What a watchtower of ``subject`` at packed ``pos`` counts over its 3×3 area (R63)."""
     area = {pos + off for off in AREA}
     if subject == "meeple":
-        tile_pos = game._tile_pos
-        node_tile = game._node_tile
-        count = sum(1 for node in game._followers if tile_pos[node_tile[node]] in area)
+        tile_pos = game.tile_positions
+        segment_tile = game.segment_tiles
+        count = sum(1 for segment in game.segment_followers() if tile_pos[segment_tile[segment]] in area)
         if include_tower_tops:
-            count += sum(1 for source in game._figure_sources for q, _ in source(game) if q in area)
+            count += sum(1 for x, y, _ in game.board_figures() if pack(x, y) in area)
         return count
-    board = game._board
-    types = game._tile_type
+    board = game.board_index
+    types = game.tile_types
     return sum(_tile_count(subject, types[board[q]]) for q in area if q in board)
 
 
 class WatchtowersExpansion(Expansion):
     name = "watchtowers"
 
-    def before_scoring(self, game: Game, completed: list[int]) -> None:
+    def before_scoring(self, game: ExpansionHost, completed: list[int]) -> None:
         """R62–R64 (a): award every triggered bonus on the board as it stands after phase 2."""
-        followers = game._followers
+        followers = game.segment_followers()
         if not followers:
             return
         done = set(completed)
+        segment_tile = game.segment_tiles
+        tile_types = game.tile_types
+        kinds = game.segment_kinds
         awards: list[tuple[int, int]] = []
-        for node, owner in followers.items():
-            i = game._node_tile[node]
-            bonus = game._tile_type[i].watchtower
-            if bonus is None or game._kind[node] > SegmentKind.ROAD or game._find(node) not in done:
+        for segment, owner in followers.items():
+            i = segment_tile[segment]
+            bonus = tile_types[i].watchtower
+            if bonus is None or kinds[segment] > SegmentKind.ROAD or game.feature_key(segment) not in done:
                 continue
             count = watchtower_count(
-                game, game._tile_pos[i], bonus.subject,
+                game, game.tile_positions[i], bonus.subject,
                 include_tower_tops=not self.config.watchtower_ignores_tower_followers,
             )
             awards.append((owner, bonus.rate * count))
         for owner, points in awards:
-            game._scores[owner] += points
+            game.add_score(owner, points)
