@@ -23,7 +23,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 from carcassonne_env.environment import SingleAgentEnv
 
-from .network import CarcassonnePolicy, policy_kwargs
+from .network import CarcassonnePolicy, ppo_kwargs
 from .threads import free_cores
 
 EXPANSIONS = ("tower", "black_tower", "watchtowers")
@@ -54,8 +54,9 @@ class IterationTimer(BaseCallback):
         self.env = env
         self.steps = steps_per_iteration
         self.rates: list[float] = []
+        self.cpu_rates: list[float] = []
         self._start = self._rollout_end = 0.0
-        self._env_at_start = 0.0
+        self._env_at_start = self._cpu_at_start = 0.0
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -63,6 +64,7 @@ class IterationTimer(BaseCallback):
             self._report(now)
         self._start = now
         self._env_at_start = self.env.seconds
+        self._cpu_at_start = time.process_time()
 
     def _on_rollout_end(self) -> None:
         self._rollout_end = time.perf_counter()
@@ -79,8 +81,9 @@ class IterationTimer(BaseCallback):
         rollout = self._rollout_end - self._start
         rate = self.steps / total
         self.rates.append(rate)
+        self.cpu_rates.append(self.steps / (time.process_time() - self._cpu_at_start))
         print(
-            f"iteration {len(self.rates):3d}: {rate:6.1f} env steps/s  "
+            f"iteration {len(self.rates):3d}: {rate:6.1f} env steps/s, {self.cpu_rates[-1]:6.1f} per CPU second  "
             f"(env {env:5.2f} s, inference {rollout - env:5.2f} s, training {now - self._rollout_end:5.2f} s)",
             flush=True,
         )
@@ -95,7 +98,7 @@ def main(argv: list[str] | None = None) -> float:
     parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
     parser.add_argument("--epochs", type=int, default=4, help="epochs per iteration (default 4)")
     parser.add_argument("--players", type=int, default=2, help="players (default 2)")
-    parser.add_argument("--channels", type=int, default=32, help="trunk channels (default 32)")
+    parser.add_argument("--channels", type=int, default=16, help="trunk channels (default 16)")
     parser.add_argument("--blocks", type=int, default=2, help="residual 3×3 blocks (default 2)")
     parser.add_argument("--margin", type=int, default=1, help="crop margin in cells (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
@@ -108,10 +111,7 @@ def main(argv: list[str] | None = None) -> float:
         parser.error(f"--threads must be ≥ 1, got {threads}")
     th.set_num_threads(threads)
 
-    def make(rank: int) -> Any:
-        return lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)
-
-    env = TimedVecEnv(DummyVecEnv([make(i) for i in range(args.envs)]))
+    env = TimedVecEnv(DummyVecEnv([lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)] * args.envs))
     model = MaskablePPO(
         CarcassonnePolicy,
         env,
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> float:
         batch_size=args.batch_size,
         n_epochs=args.epochs,
         seed=args.seed,
-        policy_kwargs=policy_kwargs(channels=args.channels, blocks=args.blocks, margin=args.margin),
+        **ppo_kwargs(channels=args.channels, blocks=args.blocks, margin=args.margin),
     )
     parameters = sum(p.numel() for p in model.policy.parameters())
     steps = args.n_steps * args.envs
@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> float:
     timer = IterationTimer(env, steps)
     model.learn(args.iterations * steps, callback=timer)
     median = statistics.median(timer.rates)
-    print(f"median: {median:.1f} env steps/s over {len(timer.rates)} iterations")
+    cpu = statistics.median(timer.cpu_rates)
+    print(f"median: {median:.1f} env steps/s ({cpu:.1f} per CPU second) over {len(timer.rates)} iterations")
     return float(np.float64(median))
 
 

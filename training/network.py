@@ -30,6 +30,7 @@ No flat N-way layer is ever built: :class:`CarcassonnePolicy` replaces SB3's ``_
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,6 +47,8 @@ from carcassonne_env.engine import ActionKind, GameConfig
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.layout import Layout
 
+from .buffer import CompactRolloutBuffer
+
 __all__ = [
     "LINEAR_BOUND",
     "OUTSIDE_CROP",
@@ -57,6 +60,7 @@ __all__ = [
     "crop_sizes",
     "head_channels",
     "policy_kwargs",
+    "ppo_kwargs",
 ]
 
 #: Bounds up to this are scaled linearly (x / bound), larger ones logarithmically.
@@ -104,6 +108,10 @@ def codec_index_map(codec: ActionCodec) -> np.ndarray:
 class PlaneScale(nn.Module):
     """Scales channel ``c`` of a tensor by its bound ``high[c]``: x / high when high ≤
     :data:`LINEAR_BOUND`, else log1p(x) / log1p(high). Channels are axis 1."""
+
+    linear: th.Tensor
+    log_index: th.Tensor
+    log_scale: th.Tensor
 
     def __init__(self, high: np.ndarray, spatial: bool) -> None:
         super().__init__()
@@ -162,10 +170,10 @@ def _extent(any_line: th.Tensor, margin: int) -> tuple[th.Tensor, th.Tensor]:
 
 
 class CropGroup(NamedTuple):
-    """Observations ``index`` of a batch, cropped to rows/columns ``first … first + size − 1``;
-    ``trunk`` (len(index), C, size, size) are their cell features."""
+    """Observations ``members`` of a batch, cropped to rows/columns ``first … first + size − 1``;
+    ``trunk`` (len(members), C, size, size) are their cell features."""
 
-    index: th.Tensor
+    members: th.Tensor
     first: int
     size: int
     trunk: th.Tensor
@@ -186,8 +194,11 @@ class BoardEncoder(BaseFeaturesExtractor):
     (≥ 1) cells around the tiles, crop sizes W, W − ``crop_step``, … .
     """
 
+    ladder: th.Tensor
+    cells_other: th.Tensor
+
     def __init__(
-        self, observation_space: spaces.Dict, channels: int = 32, blocks: int = 2, margin: int = 1, crop_step: int = 4
+        self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1, crop_step: int = 4
     ) -> None:
         if margin < 1:
             raise ValueError(f"margin must be ≥ 1 (PLACE reaches one cell beyond the tiles), got {margin}")
@@ -221,7 +232,7 @@ class BoardEncoder(BaseFeaturesExtractor):
         self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, kernel_size=3, padding=1) for _ in range(blocks))
         self.channels = channels
 
-    def forward(self, observations: PyTorchObs, legal_cells: th.Tensor | None = None) -> BoardFeatures:  # type: ignore[override]
+    def forward(self, observations: PyTorchObs, legal_cells: th.Tensor | None = None) -> BoardFeatures:
         board, cells, vector = observations["board"], observations["cells"], observations["vector"]  # type: ignore[index]
         vec = F.relu(self.vector_in(self.vector_scale(vector)))
         tiles = cells[:, self.tile_plane] > 0
@@ -287,10 +298,10 @@ def _layout_of(observation_space: spaces.Space[Any]) -> Layout:
 class LegalLogits(NamedTuple):
     """The logits of each observation's allowed actions, padded to the longest list.
 
-    ``index`` (B, L): action indices in ascending order; ``valid`` (B, L): which entries are real
+    ``actions`` (B, L): action indices in ascending order; ``valid`` (B, L): which entries are real
     (the others are padding); ``logits`` (B, L)."""
 
-    index: th.Tensor
+    actions: th.Tensor
     valid: th.Tensor
     logits: th.Tensor
 
@@ -333,7 +344,7 @@ def gather_legal(
         first[index] = first_g
         size[index] = size_g
         flats.append(logits.reshape(-1))
-        offset += block
+        offset += block * len(index)
     channel, cell = src // cells, src % cells
     k = size[row_of]
     local_row = cell // window - first[row_of]
@@ -362,13 +373,13 @@ class LegalActionDistribution(MaskableDistribution):
     """
 
     def __init__(self, action_dim: int) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.action_dim = action_dim
 
     def proba_distribution_net(self, *args: Any, **kwargs: Any) -> nn.Module:
         raise NotImplementedError("the logits come from CarcassonnePolicy's heads")
 
-    def proba_distribution(self, legal: LegalLogits) -> LegalActionDistribution:  # type: ignore[override]
+    def proba_distribution(self, legal: LegalLogits) -> LegalActionDistribution:
         self.legal = legal
         self.log_p = legal.logits.log_softmax(-1)
         return self
@@ -377,7 +388,7 @@ class LegalActionDistribution(MaskableDistribution):
         raise NotImplementedError("the mask is applied when the legal logits are gathered")
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        hit = (self.legal.index == actions.long().reshape(-1, 1)) & self.legal.valid
+        hit = (self.legal.actions == actions.long().reshape(-1, 1)) & self.legal.valid
         if not bool(hit.any(1).all()):
             raise ValueError("log_prob of an action that is not allowed by the mask")
         return self.log_p.gather(1, hit.int().argmax(1, keepdim=True)).squeeze(1)
@@ -387,15 +398,15 @@ class LegalActionDistribution(MaskableDistribution):
 
     def sample(self) -> th.Tensor:
         slot = th.multinomial(self.log_p.exp(), 1)
-        return self.legal.index.gather(1, slot).squeeze(1)
+        return self.legal.actions.gather(1, slot).squeeze(1)
 
     def mode(self) -> th.Tensor:
-        return self.legal.index.gather(1, self.log_p.argmax(1, keepdim=True)).squeeze(1)
+        return self.legal.actions.gather(1, self.log_p.argmax(1, keepdim=True)).squeeze(1)
 
-    def actions_from_params(self, legal: LegalLogits, deterministic: bool = False) -> th.Tensor:  # type: ignore[override]
+    def actions_from_params(self, legal: LegalLogits, deterministic: bool = False) -> th.Tensor:
         return self.proba_distribution(legal).get_actions(deterministic=deterministic)
 
-    def log_prob_from_params(self, legal: LegalLogits) -> tuple[th.Tensor, th.Tensor]:  # type: ignore[override]
+    def log_prob_from_params(self, legal: LegalLogits) -> tuple[th.Tensor, th.Tensor]:
         actions = self.actions_from_params(legal)
         return actions, self.log_prob(actions)
 
@@ -410,6 +421,8 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     """
 
     features_extractor: BoardEncoder
+    source: th.Tensor
+    action_dist: LegalActionDistribution
 
     def __init__(
         self,
@@ -437,22 +450,26 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         encoder = self.features_extractor
         spatial, other = head_channels(self.codec)
         c, hidden = encoder.channels, self.head_hidden
+        self.spatial_channels = len(spatial)
         self.spatial_head = nn.Conv2d(c, len(spatial), kernel_size=1)
         self.pi_hidden = nn.Sequential(nn.Linear(encoder.features_dim, hidden), nn.ReLU())
         self.other_head = nn.Linear(hidden, len(other))
-        self.value_net = nn.Sequential(nn.Linear(encoder.features_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        self.value_net = nn.Sequential(  # type: ignore[assignment]
+            nn.Linear(encoder.features_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
         self.register_buffer("source", th.tensor(codec_index_map(self.codec)), persistent=False)
         self.action_dist = LegalActionDistribution(self.codec.n)
         if self.ortho_init:
+            value_out: nn.Module = self.value_net[-1]  # type: ignore[index]
             for module, gain in (
                 (encoder, np.sqrt(2)),
                 (self.pi_hidden, np.sqrt(2)),
                 (self.value_net, np.sqrt(2)),
                 (self.spatial_head, 0.01),
                 (self.other_head, 0.01),
-                (self.value_net[-1], 1.0),
+                (value_out, 1.0),
             ):
-                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
+                module.apply(partial(self.init_weights, gain=gain))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
@@ -463,13 +480,13 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     def legal_logits(self, obs: PyTorchObs, action_masks: MaybeMasks = None) -> tuple[LegalLogits, th.Tensor]:
         """Logits of the allowed actions and values (B, 1)."""
         w, n = self.codec.size, self.codec.n
-        allowed = None
+        allowed: tuple[th.Tensor, ...] | None = None
         legal_cells = None
         if action_masks is not None:
             mask = th.as_tensor(action_masks, device=self.device).reshape(-1, n).bool()
             allowed = row, action = mask.nonzero(as_tuple=True)
             cell = self.source[action] % (w * w)
-            spatial = self.source[action] < n - len(head_channels(self.codec)[1])
+            spatial = self.source[action] < self.spatial_channels * w * w
             legal_cells = th.zeros(len(mask), w * w, dtype=th.bool, device=self.device)
             legal_cells[row[spatial], cell[spatial]] = True
             legal_cells = legal_cells.view(-1, w, w)
@@ -477,18 +494,18 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         values = self.value_net(features.pooled)
         if allowed is None:
             allowed = self._crop_mask(features).nonzero(as_tuple=True)
-        groups = [(g.index, g.first, g.size, self.spatial_head(g.trunk)) for g in features.groups]
+        groups = [(g.members, g.first, g.size, self.spatial_head(g.trunk)) for g in features.groups]
         other = self.other_head(self.pi_hidden(features.pooled))
-        return gather_legal(groups, other, allowed, self.source, w), values
+        return gather_legal(groups, other, (allowed[0], allowed[1]), self.source, w), values
 
     def _crop_mask(self, features: BoardFeatures) -> th.Tensor:
         """Every action inside each observation's crop, as a (B, N) mask."""
         w = self.codec.size
         batch = len(features.order)
-        spatial_channels = len(head_channels(self.codec)[0])
+        spatial_channels = self.spatial_channels
         inside = th.zeros(batch, w, w, dtype=th.bool, device=self.device)
         for g in features.groups:
-            inside[g.index, g.first:g.first + g.size, g.first:g.first + g.size] = True
+            inside[g.members, g.first:g.first + g.size, g.first:g.first + g.size] = True
         flat = th.cat([inside.view(batch, 1, -1).expand(-1, spatial_channels, -1).reshape(batch, -1),
                        th.ones(batch, self.codec.n - spatial_channels * w * w, dtype=th.bool, device=self.device)], 1)
         return flat[:, self.source]
@@ -507,7 +524,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     def evaluate_actions(
         self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
-        distribution, values = self._distribution(obs, action_masks)  # type: ignore[arg-type]
+        distribution, values = self._distribution(obs, action_masks)
         return values, distribution.log_prob(actions), distribution.entropy()
 
     def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
@@ -515,13 +532,23 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
 
     def predict_values(self, obs: PyTorchObs) -> th.Tensor:
         features: BoardFeatures = self.features_extractor(obs)
-        return self.value_net(features.pooled)
+        values: th.Tensor = self.value_net(features.pooled)
+        return values
 
 
-def policy_kwargs(channels: int = 32, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+def policy_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
     are the benchmarked network)."""
     return {
         "head_hidden": head_hidden,
         "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
+    }
+
+
+def ppo_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+    """Keyword arguments for ``MaskablePPO(CarcassonnePolicy, env, **ppo_kwargs(), ...)``: the
+    network's ``policy_kwargs`` and the lighter :class:`~training.buffer.CompactRolloutBuffer`."""
+    return {
+        "policy_kwargs": policy_kwargs(channels, blocks, margin, head_hidden),
+        "rollout_buffer_class": CompactRolloutBuffer,
     }
