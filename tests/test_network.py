@@ -1,0 +1,246 @@
+"""The board network (training/network.py): its heads line up with the action codec index by index,
+its crop never drops a legal action, and it trains, saves and loads with sb3-contrib's MaskablePPO."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+th = pytest.importorskip("torch")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from gymnasium import spaces  # noqa: E402
+from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noqa: E402
+
+from carcassonne_env.environment import SingleAgentEnv, raw_env  # noqa: E402
+from carcassonne_env.environment.codec import ActionCodec  # noqa: E402
+from training import bench_train  # noqa: E402
+from training.network import (  # noqa: E402
+    OUTSIDE_CROP,
+    BoardEncoder,
+    CarcassonnePolicy,
+    LegalActionDistribution,
+    LegalLogits,
+    codec_index_map,
+    crop_sizes,
+    gather_legal,
+    head_channels,
+    ppo_kwargs,
+)
+
+ALL = ("tower", "black_tower", "watchtowers")
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():  # type: ignore[no-untyped-def]
+    """Tiny convolutions run fastest on one thread, and the test machine is shared."""
+    threads = th.get_num_threads()
+    th.set_num_threads(1)
+    yield
+    th.set_num_threads(threads)
+
+
+def _code(channel: int, row: int, col: int) -> float:
+    """A distinct logit for every (channel, row, col) of the per-cell head."""
+    return float(channel * 10_000 + row * 100 + col)
+
+
+def _expected(codec: ActionCodec, index: int) -> float:
+    """What the logit of ``index`` must be, from the codec's own reading of the index."""
+    spatial, other = head_channels(codec)
+    seg, cell, arg = codec.split(index)
+    if seg.per_cell:
+        row, col = divmod(cell, codec.size)
+        return _code(spatial.index((seg.kind, arg)), row, col)
+    return -1.0 - other.index((seg.kind, arg))
+
+
+def _coded_heads(codec: ActionCodec, batch: int) -> tuple[th.Tensor, th.Tensor]:
+    spatial, other = head_channels(codec)
+    w = codec.size
+    ch, row, col = np.meshgrid(np.arange(len(spatial)), np.arange(w), np.arange(w), indexing="ij")
+    per_cell = th.tensor(ch * 10_000 + row * 100 + col, dtype=th.float64).expand(batch, -1, -1, -1)
+    non_spatial = (-1.0 - th.arange(len(other), dtype=th.float64)).expand(batch, -1)
+    return per_cell, non_spatial
+
+
+@pytest.mark.parametrize("window", [31, 9])
+def test_every_action_index_reads_the_head_output_the_codec_says_it_means(window: int) -> None:
+    codec = ActionCodec(window)
+    spatial, other = head_channels(codec)
+    # 4 PLACE rotations, 3 FLOOR colours, TOWER_TOP, 8 CAPTURE slots + the tower top; then DEPLOY 8,
+    # NO_CAPTURE, RANSOM 5, PASS.
+    assert (len(spatial), len(other)) == (17, 15) and codec.n == 17 * window**2 + 15
+    per_cell, non_spatial = _coded_heads(codec, 1)
+    everything = th.ones(1, codec.n, dtype=th.bool).nonzero(as_tuple=True)
+    legal = gather_legal([(th.tensor([0]), 0, window, per_cell)], non_spatial, everything,
+                         th.tensor(codec_index_map(codec)), window)
+    assert legal.actions[0].tolist() == list(range(codec.n))
+    assert legal.logits[0].tolist() == [_expected(codec, i) for i in range(codec.n)]
+    # Spot checks in words: the channel of each index names what codec.describe says.
+    for index in (0, 7, 4 * window + 2, codec.segment[spatial[5][0]].start + 3 * 5 + 1, codec.n - 1):
+        seg, cell, arg = codec.split(index)
+        text = codec.describe(index)
+        assert seg.kind.name in text
+        if seg.per_cell:
+            channel = int(legal.logits[0, index]) // 10_000
+            assert spatial[channel] == (seg.kind, arg) and f"cell {cell} " in text
+
+
+def test_cropped_groups_read_the_same_logits_as_the_full_window() -> None:
+    """Three observations in two crops (15 and 7 cells of a 31-window): each allowed action inside
+    its crop reads the logit that the full head would give it."""
+    codec = ActionCodec(31)
+    source = th.tensor(codec_index_map(codec))
+    per_cell, non_spatial = _coded_heads(codec, 3)
+    rng = np.random.default_rng(1)
+    mask = th.zeros(3, codec.n, dtype=th.bool)
+    crops = {0: (8, 15), 1: (12, 7), 2: (8, 15)}
+    for b, (first, size) in crops.items():
+        for index in rng.choice(codec.n, 4000, replace=False):
+            seg, cell, _ = codec.split(int(index))
+            row, col = divmod(cell, 31)
+            inside = first <= row < first + size and first <= col < first + size
+            mask[b, index] = not seg.per_cell or inside
+    groups = [
+        (th.tensor(rows), first, size, per_cell[rows][:, :, first:first + size, first:first + size])
+        for rows, first, size in (([0, 2], 8, 15), ([1], 12, 7))
+    ]
+    legal = gather_legal(groups, non_spatial, mask.nonzero(as_tuple=True), source, 31)
+    for b in range(3):
+        indices = mask[b].nonzero().squeeze(1).tolist()
+        count = len(indices)
+        assert legal.actions[b, :count].tolist() == indices and legal.valid[b, :count].all()
+        assert legal.logits[b, :count].tolist() == [_expected(codec, i) for i in indices]
+        assert not legal.valid[b, count:].any()
+
+
+def test_the_distribution_matches_sb3_contribs_masked_categorical() -> None:
+    rng = np.random.default_rng(2)
+    n = 50
+    dense = th.tensor(rng.normal(size=(4, n)))
+    mask = th.tensor(rng.random((4, n)) < 0.2)
+    mask[:, 0] = True
+    allowed = mask.nonzero(as_tuple=True)
+    counts = mask.sum(1)
+    slot = th.arange(len(allowed[1])) - (th.cumsum(counts, 0) - counts)[allowed[0]]
+    padded = th.full((4, int(counts.max())), OUTSIDE_CROP, dtype=dense.dtype)
+    padded[allowed[0], slot] = dense[allowed]
+    index = th.zeros_like(padded, dtype=th.long)
+    index[allowed[0], slot] = allowed[1]
+    valid = padded > OUTSIDE_CROP
+    ours = LegalActionDistribution(n).proba_distribution(LegalLogits(index, valid, padded))
+    reference = MaskableCategorical(logits=dense, masks=mask)
+    actions = ours.sample()
+    assert mask.gather(1, actions[:, None]).all()
+    assert th.allclose(ours.log_prob(actions), reference.log_prob(actions))
+    assert th.allclose(ours.entropy(), reference.entropy())
+    assert th.equal(ours.mode(), reference.probs.argmax(1))
+    with pytest.raises(ValueError, match="not allowed by the mask"):
+        ours.log_prob((~mask).int().argmax(1))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_crop_never_drops_a_legal_action(players: int) -> None:
+    """PLACE needs an occupied neighbour (R11) and FLOOR, TOWER_TOP, CAPTURE name tiles on the
+    board: every legal cell lies within one cell of the tiles, so the tiles grown by the margin
+    hold them all. Checked at every decision of random games with every expansion."""
+    env = raw_env(players=players, expansions=ALL)
+    encoder = BoardEncoder(env.observation_space(env.possible_agents[0])["observation"])
+    codec = env.codec
+    rng = np.random.default_rng(players)
+    decisions = 0
+    for game in range(2):
+        env.reset(seed=100 * players + game)
+        for _agent in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            tiles = th.as_tensor(obs["observation"]["cells"][None, 0] > 0)
+            size = int(encoder.ladder[crop_sizes(tiles, None, encoder.ladder, margin=1)[0]])
+            first = (31 - size) // 2
+            for index in np.flatnonzero(mask):
+                seg, cell, _ = codec.split(int(index))
+                if seg.per_cell:
+                    row, col = divmod(cell, 31)
+                    assert first <= row < first + size and first <= col < first + size, codec.describe(int(index))
+            decisions += 1
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert decisions > 100
+
+
+def _observations(env: SingleAgentEnv, steps: int, seed: int) -> tuple[list[dict[str, np.ndarray]], list[np.ndarray]]:
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    observations, masks = [], []
+    for _ in range(steps):
+        mask = env.action_masks()
+        observations.append(obs)
+        masks.append(mask)
+        obs, _, done, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if done or truncated:
+            obs, _ = env.reset()
+    return observations, masks
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_maskable_ppo_trains_and_round_trips_through_save_and_load(players: int, tmp_path: Path) -> None:
+    env = SingleAgentEnv(players=players, expansions=ALL)
+    model = sb3_contrib.MaskablePPO(
+        CarcassonnePolicy, env, n_steps=128, batch_size=64, n_epochs=2, seed=players, **ppo_kwargs(channels=8)
+    )
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(256)
+    after = list(model.policy.parameters())
+    assert all(th.isfinite(p).all() for p in after)
+    assert any(not th.equal(a, b) for a, b in zip(before, after, strict=True))
+
+    model.save(tmp_path / "model.zip")
+    loaded = sb3_contrib.MaskablePPO.load(tmp_path / "model.zip")
+    assert isinstance(loaded.policy, CarcassonnePolicy)
+    observations, masks = _observations(SingleAgentEnv(players=players, expansions=ALL), 40, seed=5)
+    batch = {key: np.stack([o[key] for o in observations]) for key in observations[0]}
+    mask = np.stack(masks)
+    with th.no_grad():
+        obs_tensor = model.policy.obs_to_tensor(batch)[0]
+        ours = model.policy.get_distribution(obs_tensor, mask)
+        theirs = loaded.policy.get_distribution(obs_tensor, mask)
+        assert th.equal(ours.legal.actions, theirs.legal.actions)
+        assert th.equal(ours.log_p, theirs.log_p)
+        # The crop is a function of the observation: the value without the mask is the same.
+        _, values, _ = model.policy(obs_tensor, action_masks=mask)
+        assert th.allclose(values, model.policy.predict_values(obs_tensor))
+    actions, _ = loaded.predict(batch, action_masks=mask, deterministic=True)
+    assert mask[np.arange(len(mask)), actions].all()
+
+
+def test_six_players_build_small_and_play_legal_actions() -> None:
+    env = SingleAgentEnv(players=6, expansions=ALL)
+    model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, n_steps=32, batch_size=32, **ppo_kwargs())
+    assert sum(p.numel() for p in model.policy.parameters()) < 100_000  # no flat N-way layer
+    observations, masks = _observations(env, 12, seed=3)
+    for obs, mask in zip(observations, masks, strict=True):
+        action, _ = model.predict(obs, action_masks=mask)
+        assert mask[int(action)]
+
+
+def test_a_foreign_observation_space_is_refused_by_name() -> None:
+    space = spaces.Dict({
+        "board": spaces.Box(0, 1, (14, 93, 93), np.uint8),
+        "cells": spaces.Box(0, 1, (18, 31, 31), np.uint8),
+        "vector": spaces.Box(0, 1, (145,), np.float32),
+    })
+    with pytest.raises(ValueError, match=r"observation_space\['board'\]"):
+        BoardEncoder(space)
+    with pytest.raises(ValueError, match="margin"):
+        BoardEncoder(SingleAgentEnv(players=2).observation_space, margin=0)
+
+
+def test_the_benchmark_command_documents_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        bench_train.main(["--help"])
+    assert "--threads" in capsys.readouterr().out

@@ -1,0 +1,136 @@
+"""Throughput of MaskablePPO training with the default network: ``python -m training.bench_train``.
+
+Trains :class:`~training.network.CarcassonnePolicy` on the 2-player tower variant (tower,
+black_tower, watchtowers) against random opponents with the benchmark settings (2 envs in a
+``DummyVecEnv``, 512 steps each, batch 256, 4 epochs) and prints, per PPO iteration, the env steps
+per second and where the time went: the env (stepping the learner's action and the opponents),
+inference (the rest of the rollout: observation → tensor, the policy's forward pass, the rollout
+buffer) and training (the gradient epochs). Ends with the median steps/s over the iterations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
+
+from carcassonne_env.environment import SingleAgentEnv
+
+from .network import CarcassonnePolicy, ppo_kwargs
+from .threads import free_cores
+
+EXPANSIONS = ("tower", "black_tower", "watchtowers")
+
+
+class TimedVecEnv(VecEnvWrapper):
+    """Adds up the seconds spent stepping the wrapped envs."""
+
+    def __init__(self, venv: VecEnv) -> None:
+        super().__init__(venv)
+        self.seconds = 0.0
+
+    def reset(self) -> Any:
+        return self.venv.reset()
+
+    def step_wait(self) -> Any:
+        start = time.perf_counter()
+        out = self.venv.step_wait()
+        self.seconds += time.perf_counter() - start
+        return out
+
+
+class IterationTimer(BaseCallback):
+    """Prints env / inference / training seconds and env steps/s of every PPO iteration."""
+
+    def __init__(self, env: TimedVecEnv, steps_per_iteration: int) -> None:
+        super().__init__()
+        self.env = env
+        self.steps = steps_per_iteration
+        self.rates: list[float] = []
+        self.cpu_rates: list[float] = []
+        self._start = self._rollout_end = 0.0
+        self._env_at_start = self._cpu_at_start = 0.0
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self._rollout_end:
+            self._report(now)
+        self._start = now
+        self._env_at_start = self.env.seconds
+        self._cpu_at_start = time.process_time()
+
+    def _on_rollout_end(self) -> None:
+        self._rollout_end = time.perf_counter()
+
+    def _on_training_end(self) -> None:
+        self._report(time.perf_counter())
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _report(self, now: float) -> None:
+        total = now - self._start
+        env = self.env.seconds - self._env_at_start
+        rollout = self._rollout_end - self._start
+        rate = self.steps / total
+        self.rates.append(rate)
+        self.cpu_rates.append(self.steps / (time.process_time() - self._cpu_at_start))
+        print(
+            f"iteration {len(self.rates):3d}: {rate:6.1f} env steps/s, {self.cpu_rates[-1]:6.1f} per CPU second  "
+            f"(env {env:5.2f} s, inference {rollout - env:5.2f} s, training {now - self._rollout_end:5.2f} s)",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> float:
+    parser = argparse.ArgumentParser(prog="python -m training.bench_train", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=5, help="PPO iterations to time (default 5)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: free cores)")
+    parser.add_argument("--envs", type=int, default=2, help="envs in the DummyVecEnv (default 2)")
+    parser.add_argument("--n-steps", type=int, default=512, help="steps per env per iteration (default 512)")
+    parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
+    parser.add_argument("--epochs", type=int, default=4, help="epochs per iteration (default 4)")
+    parser.add_argument("--players", type=int, default=2, help="players (default 2)")
+    parser.add_argument("--channels", type=int, default=16, help="trunk channels (default 16)")
+    parser.add_argument("--blocks", type=int, default=2, help="residual 3×3 blocks (default 2)")
+    parser.add_argument("--margin", type=int, default=1, help="crop margin in cells (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    args = parser.parse_args(argv)
+    for name in ("iterations", "envs", "n_steps", "batch_size", "epochs", "channels"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be ≥ 1, got {getattr(args, name)}")
+    threads = args.threads if args.threads is not None else free_cores()
+    if threads < 1:
+        parser.error(f"--threads must be ≥ 1, got {threads}")
+    th.set_num_threads(threads)
+
+    env = TimedVecEnv(DummyVecEnv([lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)] * args.envs))
+    model = MaskablePPO(
+        CarcassonnePolicy,
+        env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.epochs,
+        seed=args.seed,
+        **ppo_kwargs(channels=args.channels, blocks=args.blocks, margin=args.margin),
+    )
+    parameters = sum(p.numel() for p in model.policy.parameters())
+    steps = args.n_steps * args.envs
+    print(f"{parameters:,} parameters, {threads} torch thread(s), {steps} env steps per iteration", flush=True)
+    timer = IterationTimer(env, steps)
+    model.learn(args.iterations * steps, callback=timer)
+    median = statistics.median(timer.rates)
+    cpu = statistics.median(timer.cpu_rates)
+    print(f"median: {median:.1f} env steps/s ({cpu:.1f} per CPU second) over {len(timer.rates)} iterations")
+    return float(np.float64(median))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,554 @@
+"""A network made for the Carcassonne board, for sb3-contrib's ``MaskablePPO`` (docs/training.md, "Network").
+
+``MaskablePPO(CarcassonnePolicy, env, ...)`` over :class:`carcassonne_env.environment.SingleAgentEnv`
+(any player count 2–6 and any window W: every size is read from the observation space).
+
+* **Inputs are scaled inside the network** (:class:`PlaneScale`): a plane or vector entry whose
+  bound in the observation space is at most :data:`LINEAR_BOUND` is divided by its bound; larger
+  bounds (counts that saturate at 255, scores bounded by 10,000, tiles left) are log-scaled,
+  ``log1p(x) / log1p(bound)``, so small counts stay distinguishable. The catalogue index and
+  rotation of each tile are categorical: they index an embedding instead of being scaled.
+* **Less compute on empty board** (:func:`crop_sizes`): the window is centred on the placed tiles,
+  so each observation is cut to the smallest centred square of a fixed ladder (W, W − 4, W − 8, …)
+  that holds its tiles grown by ``margin`` cells (and every cell of a legal action, when the mask is
+  known). Every legal action lies on a tile or one cell beside one (PLACE needs an occupied
+  neighbour, R11; FLOOR, TOWER_TOP and CAPTURE name tiles on the board), so ``margin ≥ 1`` never
+  drops a legal action; the mask check only enlarges the crop should that ever fail. The crop size
+  is a function of the observation alone, so rollout and training evaluate the same function. A
+  batch is split into groups of equal crop size (at most one per ladder rung).
+* **Trunk at tile resolution**: the 3×3 sub-cells of each cell are read by one stride-3 convolution,
+  added to a 1×1 convolution of ``cells``, an embedding of (tile type, rotation) and a projection of
+  ``vector``; then residual 3×3 convolutions.
+* **Heads**: a 1×1 convolution gives the 17 per-cell logits (4 PLACE, 3 FLOOR, 1 TOWER_TOP, 9
+  CAPTURE: the codec's per-cell segments in order), a small MLP on pooled features (mean over the
+  tiles, the features of the tile just placed, the vector) gives the 15 others (8 DEPLOY,
+  NO_CAPTURE, 5 RANSOM, PASS) and the value. :func:`codec_index_map` scatters both into the codec's
+  ``Discrete(N)`` order; cells outside the crop get :data:`OUTSIDE_CROP`.
+
+No flat N-way layer is ever built: :class:`CarcassonnePolicy` replaces SB3's ``_build``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableDistribution, MaybeMasks
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import PyTorchObs, Schedule
+from torch import nn
+from torch.nn import functional as F
+
+from carcassonne_env.engine import ActionKind, GameConfig
+from carcassonne_env.environment.codec import ActionCodec
+from carcassonne_env.environment.layout import Layout
+
+from .buffer import CompactRolloutBuffer
+
+__all__ = [
+    "LINEAR_BOUND",
+    "OUTSIDE_CROP",
+    "BoardEncoder",
+    "BoardFeatures",
+    "CarcassonnePolicy",
+    "PlaneScale",
+    "codec_index_map",
+    "crop_sizes",
+    "head_channels",
+    "policy_kwargs",
+    "ppo_kwargs",
+]
+
+#: Bounds up to this are scaled linearly (x / bound), larger ones logarithmically.
+LINEAR_BOUND = 16.0
+#: Logit of every action outside the crop (such actions are never legal; finite, so that masked
+#: entropies stay finite).
+OUTSIDE_CROP = -1e8
+#: Cells planes that are categorical (embedded, not scaled).
+_CATEGORICAL = ("tile_type", "rotation")
+
+
+def head_channels(codec: ActionCodec) -> tuple[list[tuple[ActionKind, int]], list[tuple[ActionKind, int]]]:
+    """What each output of the two heads means: ``(kind, argument)`` per per-cell channel and per
+    non-spatial logit, both in the codec's segment order (17 and 15 for the standard codec)."""
+    spatial: list[tuple[ActionKind, int]] = []
+    other: list[tuple[ActionKind, int]] = []
+    for seg in codec.segments:
+        if seg.per_cell:
+            spatial += [(seg.kind, arg) for arg in range(seg.per_cell)]
+        else:
+            other += [(seg.kind, arg) for arg in range(seg.size)]
+    return spatial, other
+
+
+def codec_index_map(codec: ActionCodec) -> np.ndarray:
+    """``source[i]`` for every action index i: where its logit lies in the concatenation of the
+    spatial head flattened channel-major, ``(channel, cell)`` → ``channel * W² + cell``, and the
+    non-spatial head. Built from ``codec.segments``, so it follows the codec if the codec changes."""
+    cells = codec.size * codec.size
+    spatial_total = sum(seg.per_cell for seg in codec.segments) * cells
+    source = np.empty(codec.n, dtype=np.int64)
+    channel = other = 0
+    for seg in codec.segments:
+        offsets = np.arange(seg.size, dtype=np.int64)
+        if seg.per_cell:
+            cell, arg = np.divmod(offsets, seg.per_cell)
+            source[seg.start:seg.stop] = (channel + arg) * cells + cell
+            channel += seg.per_cell
+        else:
+            source[seg.start:seg.stop] = spatial_total + other + offsets
+            other += seg.size
+    return source
+
+
+class PlaneScale(nn.Module):
+    """Scales channel ``c`` of a tensor by its bound ``high[c]``: x / high when high ≤
+    :data:`LINEAR_BOUND`, else log1p(x) / log1p(high). Channels are axis 1."""
+
+    linear: th.Tensor
+    log_index: th.Tensor
+    log_scale: th.Tensor
+
+    def __init__(self, high: np.ndarray, spatial: bool) -> None:
+        super().__init__()
+        high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
+        log = high > LINEAR_BOUND
+        shape = (1, -1, 1, 1) if spatial else (1, -1)
+        linear = np.where(log, 0.0, 1.0 / high)
+        self.register_buffer("linear", th.tensor(linear, dtype=th.float32).view(shape), persistent=False)
+        self.register_buffer("log_index", th.tensor(np.flatnonzero(log), dtype=th.long), persistent=False)
+        log_scale = 1.0 / np.log1p(high[log])
+        self.register_buffer("log_scale", th.tensor(log_scale, dtype=th.float32).view(shape), persistent=False)
+
+    def forward(self, x: th.Tensor) -> th.Tensor:
+        x = x.float()
+        y = x * self.linear
+        if len(self.log_index):
+            y[:, self.log_index] = th.log1p(x[:, self.log_index]) * self.log_scale
+        return y
+
+
+def crop_sizes(
+    tiles: th.Tensor, legal_cells: th.Tensor | None, ladder: th.Tensor, margin: int
+) -> th.Tensor:
+    """Index into ``ladder`` (ascending crop sizes, the last = W) of each observation's crop.
+
+    ``tiles`` (B, W, W) bool: occupied cells; ``legal_cells`` (B, W, W) bool or None: cells of legal
+    actions. The crop of size K is the centred square of rows/columns ``(W - K) // 2 …`` + K − 1;
+    the chosen K is the smallest holding every tile grown by ``margin`` and every legal cell.
+    """
+    w = tiles.shape[-1]
+    need = tiles
+    lo_r, hi_r = _extent(need.any(2), margin)
+    lo_c, hi_c = _extent(need.any(1), margin)
+    if legal_cells is not None:
+        lr, hr = _extent(legal_cells.any(2), 0)
+        lc, hc = _extent(legal_cells.any(1), 0)
+        lo_r, hi_r = th.minimum(lo_r, lr), th.maximum(hi_r, hr)
+        lo_c, hi_c = th.minimum(lo_c, lc), th.maximum(hi_c, hc)
+    lo = th.minimum(lo_r, lo_c).clamp(min=0)
+    hi = th.maximum(hi_r, hi_c).clamp(max=w - 1)
+    first = (w - ladder) // 2
+    fits = (first[None, :] <= lo[:, None]) & (first[None, :] + ladder[None, :] - 1 >= hi[:, None])
+    return fits.int().argmax(1)  # the last rung (W) always fits
+
+
+def _extent(any_line: th.Tensor, margin: int) -> tuple[th.Tensor, th.Tensor]:
+    """First and last True index of each row of ``any_line`` (B, W), grown by ``margin``; a row
+    with no True gives an empty extent (W, -1)."""
+    w = any_line.shape[1]
+    has = any_line.any(1)
+    first = any_line.int().argmax(1)
+    last = w - 1 - any_line.flip(1).int().argmax(1)
+    first = th.where(has, first - margin, th.full_like(first, w))
+    last = th.where(has, last + margin, th.full_like(last, -1))
+    return first, last
+
+
+class CropGroup(NamedTuple):
+    """Observations ``members`` of a batch, cropped to rows/columns ``first … first + size − 1``;
+    ``trunk`` (len(members), C, size, size) are their cell features."""
+
+    members: th.Tensor
+    first: int
+    size: int
+    trunk: th.Tensor
+
+
+class BoardFeatures(NamedTuple):
+    """What :class:`BoardEncoder` gives the heads."""
+
+    groups: list[CropGroup]
+    order: th.Tensor  # position of each observation in the concatenation of the groups
+    pooled: th.Tensor  # (B, features_dim): tile-mean, placed-tile features and vector embedding
+
+
+class BoardEncoder(BaseFeaturesExtractor):
+    """Tile-resolution convolutional trunk over the cropped board (module docstring).
+
+    ``channels`` features per cell, ``blocks`` residual 3×3 convolutions, crops grown by ``margin``
+    (≥ 1) cells around the tiles, crop sizes W, W − ``crop_step``, … .
+    """
+
+    ladder: th.Tensor
+    cells_other: th.Tensor
+
+    def __init__(
+        self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1, crop_step: int = 4
+    ) -> None:
+        if margin < 1:
+            raise ValueError(f"margin must be ≥ 1 (PLACE reaches one cell beyond the tiles), got {margin}")
+        if crop_step < 1:
+            raise ValueError(f"crop_step must be ≥ 1, got {crop_step}")
+        layout = _layout_of(observation_space)
+        super().__init__(observation_space, features_dim=3 * channels)
+        w = layout.window
+        self.window = w
+        self.margin = margin
+        ladder = sorted({w - crop_step * j for j in range(w) if w - crop_step * j >= 1 + 2 * margin} | {w})
+        self.register_buffer("ladder", th.tensor(ladder, dtype=th.long), persistent=False)
+        c = layout.cells_index
+        self.tile_plane = c["tile"]
+        self.placed_plane = c["placed"]
+        self.type_plane, self.rotation_plane = (c[name] for name in _CATEGORICAL)
+        other = [e.start for e in layout.cells if e.name not in _CATEGORICAL]
+        self.register_buffer("cells_other", th.tensor(other, dtype=th.long), persistent=False)
+        board_high = np.array([e.high for e in layout.board])
+        cells_high = np.array([layout.cells[i].high for i in other])
+        vector_high = np.concatenate([np.full(e.size, e.high) for e in layout.vector])
+        self.rotations = int(layout.cells[self.rotation_plane].high) + 1
+        types = int(layout.cells[self.type_plane].high) + 1
+        self.board_scale = PlaneScale(board_high, spatial=True)
+        self.cells_scale = PlaneScale(cells_high, spatial=True)
+        self.vector_scale = PlaneScale(vector_high, spatial=False)
+        self.board_in = nn.Conv2d(len(layout.board), channels, kernel_size=3, stride=3)
+        self.cells_in = nn.Conv2d(len(other), channels, kernel_size=1)
+        self.tile_embedding = nn.Embedding(types * self.rotations, channels, padding_idx=0)
+        self.vector_in = nn.Linear(layout.vector_size, channels)
+        self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, kernel_size=3, padding=1) for _ in range(blocks))
+        self.channels = channels
+
+    def forward(self, observations: PyTorchObs, legal_cells: th.Tensor | None = None) -> BoardFeatures:
+        board, cells, vector = observations["board"], observations["cells"], observations["vector"]  # type: ignore[index]
+        vec = F.relu(self.vector_in(self.vector_scale(vector)))
+        tiles = cells[:, self.tile_plane] > 0
+        rung = crop_sizes(tiles, legal_cells, self.ladder, self.margin)
+        groups: list[CropGroup] = []
+        pooled: list[th.Tensor] = []
+        indices: list[th.Tensor] = []
+        for r in th.unique(rung).tolist():
+            index = (rung == r).nonzero().squeeze(1)
+            size = int(self.ladder[r])
+            first = (self.window - size) // 2
+            rows = slice(first, first + size)
+            sub = slice(3 * first, 3 * (first + size))
+            trunk, pool = self._trunk(
+                board[:, :, sub, sub].index_select(0, index),
+                cells[:, :, rows, rows].index_select(0, index),
+                vec.index_select(0, index),
+            )
+            groups.append(CropGroup(index, first, size, trunk))
+            pooled.append(pool)
+            indices.append(index)
+        order = th.empty_like(rung)
+        order[th.cat(indices)] = th.arange(len(rung), device=rung.device)
+        return BoardFeatures(groups, order, th.cat([th.cat(pooled)[order], vec], dim=1))
+
+    def _trunk(self, board: th.Tensor, cells: th.Tensor, vec: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """Cell features (B, C, K, K) of cropped inputs and their pooled summary (B, 2C)."""
+        tile_id = cells[:, self.type_plane].long() * self.rotations + cells[:, self.rotation_plane].long()
+        h = (
+            self.board_in(self.board_scale(board))
+            + self.cells_in(self.cells_scale(cells.index_select(1, self.cells_other)))
+            + self.tile_embedding(tile_id).permute(0, 3, 1, 2)
+            + vec[:, :, None, None]
+        )
+        h = F.relu(h)
+        for conv in self.blocks:
+            h = h + F.relu(conv(h))
+        tiles = cells[:, self.tile_plane].float()
+        placed = cells[:, self.placed_plane].float()
+        mean = th.einsum("bchw,bhw->bc", h, tiles) / tiles.sum((1, 2)).clamp(min=1.0)[:, None]
+        at_placed = th.einsum("bchw,bhw->bc", h, placed)
+        return h, th.cat([mean, at_placed], dim=1)
+
+
+def _layout_of(observation_space: spaces.Space[Any]) -> Layout:
+    """The env's layout for this observation space (player count from the ``cells`` planes)."""
+    if not isinstance(observation_space, spaces.Dict) or set(observation_space.spaces) != {"board", "cells", "vector"}:
+        raise ValueError(f"observation_space must be the env's Dict(board, cells, vector), got {observation_space}")
+    cells_shape = observation_space["cells"].shape
+    if cells_shape is None or len(cells_shape) != 3:
+        raise ValueError(f"observation_space['cells'] must be (C, W, W), got {cells_shape}")
+    window = cells_shape[-1]
+    players = cells_shape[0] - Layout(GameConfig(players=2), window).cells_shape[0] + 2
+    if not GameConfig.MIN_PLAYERS <= players <= GameConfig.MAX_PLAYERS:
+        raise ValueError(f"observation_space['cells'] has {cells_shape[0]} planes: no player count 2–6 gives that")
+    layout = Layout(GameConfig(players=players), window)
+    for key, shape in (("board", layout.board_shape), ("cells", layout.cells_shape), ("vector", (layout.vector_size,))):
+        if observation_space[key].shape != shape:
+            raise ValueError(f"observation_space[{key!r}] is {observation_space[key].shape}, expected {shape}")
+    return layout
+
+
+class LegalLogits(NamedTuple):
+    """The logits of each observation's allowed actions, padded to the longest list.
+
+    ``actions`` (B, L): action indices in ascending order; ``valid`` (B, L): which entries are real
+    (the others are padding); ``logits`` (B, L)."""
+
+    actions: th.Tensor
+    valid: th.Tensor
+    logits: th.Tensor
+
+
+def gather_legal(
+    groups: list[tuple[th.Tensor, int, int, th.Tensor]],
+    other: th.Tensor,
+    allowed: tuple[th.Tensor, th.Tensor],
+    source: th.Tensor,
+    window: int,
+) -> LegalLogits:
+    """The logits of the allowed actions in codec order.
+
+    ``allowed`` is ``mask.nonzero(as_tuple=True)`` of the (B, N) mask: observation and action of
+    each allowed action, in row-major order.
+    ``groups`` are ``(index, first, size, logits)`` with per-cell logits (len(index), S, size, size)
+    of observations ``index`` cropped at rows/columns ``first …``; ``other`` (B, 15) the non-spatial
+    logits; ``source`` is :func:`codec_index_map`. Every allowed spatial action must lie in its
+    observation's crop (:func:`crop_sizes` ensures it when given the mask's cells).
+    """
+    batch = other.shape[0]
+    cells = window * window
+    row_of, action = allowed
+    device = other.device
+    counts = th.bincount(row_of, minlength=batch)
+    length = max(int(counts.max()), 1) if batch else 1
+    slot = th.arange(len(action), device=device) - (th.cumsum(counts, 0) - counts)[row_of]
+    src = source[action]
+    channels = groups[0][3].shape[1] if groups else 0
+    spatial = src < channels * cells
+    # where each observation's crop logits start in the flat concatenation of the groups
+    start = th.empty(batch, dtype=th.long, device=device)
+    first = th.empty(batch, dtype=th.long, device=device)
+    size = th.empty(batch, dtype=th.long, device=device)
+    flats = []
+    offset = 0
+    for index, first_g, size_g, logits in groups:
+        block = channels * size_g * size_g
+        start[index] = offset + block * th.arange(len(index), device=device)
+        first[index] = first_g
+        size[index] = size_g
+        flats.append(logits.reshape(-1))
+        offset += block * len(index)
+    channel, cell = src // cells, src % cells
+    k = size[row_of]
+    local_row = cell // window - first[row_of]
+    local_col = cell % window - first[row_of]
+    spatial_at = start[row_of] + channel * k * k + local_row * k + local_col
+    other_at = offset + row_of * other.shape[1] + (src - channels * cells)
+    values = th.cat([*flats, other.reshape(-1)])[th.where(spatial, spatial_at, other_at)]
+    index = th.zeros(batch, length, dtype=th.long, device=device)
+    valid = th.zeros(batch, length, dtype=th.bool, device=device)
+    index[row_of, slot] = action
+    valid[row_of, slot] = True
+    padded = th.full((batch, length), OUTSIDE_CROP, dtype=values.dtype, device=device)
+    padded = padded.index_put((row_of, slot), values)
+    return LegalLogits(index, valid, padded)
+
+
+class LegalActionDistribution(MaskableDistribution):
+    """A categorical distribution over each observation's allowed actions only.
+
+    sb3-contrib's ``MaskableCategoricalDistribution`` keeps all N logits, sets the masked ones to
+    −1e8 and exponentiates them several times per call; on this CPU ``exp`` of such underflowing
+    inputs takes a slow path (15× slower), and the N-wide arithmetic cost more than the network.
+    This one is made from :class:`LegalLogits` (the mask is applied when they are gathered), so
+    sampling, log-probabilities and the entropy cost O(allowed actions). Same semantics: masked
+    actions have probability 0 and add nothing to the entropy.
+    """
+
+    def __init__(self, action_dim: int) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.action_dim = action_dim
+
+    def proba_distribution_net(self, *args: Any, **kwargs: Any) -> nn.Module:
+        raise NotImplementedError("the logits come from CarcassonnePolicy's heads")
+
+    def proba_distribution(self, legal: LegalLogits) -> LegalActionDistribution:
+        self.legal = legal
+        self.log_p = legal.logits.log_softmax(-1)
+        return self
+
+    def apply_masking(self, masks: MaybeMasks) -> None:
+        raise NotImplementedError("the mask is applied when the legal logits are gathered")
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        hit = (self.legal.actions == actions.long().reshape(-1, 1)) & self.legal.valid
+        if not bool(hit.any(1).all()):
+            raise ValueError("log_prob of an action that is not allowed by the mask")
+        return self.log_p.gather(1, hit.int().argmax(1, keepdim=True)).squeeze(1)
+
+    def entropy(self) -> th.Tensor:
+        return -(self.log_p.exp() * self.log_p).sum(-1)
+
+    def sample(self) -> th.Tensor:
+        slot = th.multinomial(self.log_p.exp(), 1)
+        return self.legal.actions.gather(1, slot).squeeze(1)
+
+    def mode(self) -> th.Tensor:
+        return self.legal.actions.gather(1, self.log_p.argmax(1, keepdim=True)).squeeze(1)
+
+    def actions_from_params(self, legal: LegalLogits, deterministic: bool = False) -> th.Tensor:
+        return self.proba_distribution(legal).get_actions(deterministic=deterministic)
+
+    def log_prob_from_params(self, legal: LegalLogits) -> tuple[th.Tensor, th.Tensor]:
+        actions = self.actions_from_params(legal)
+        return actions, self.log_prob(actions)
+
+
+class CarcassonnePolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` with :class:`BoardEncoder` and codec-aligned heads.
+
+    ``head_hidden`` units in the hidden layer of the non-spatial and value heads. Other keyword
+    arguments are SB3's (``features_extractor_kwargs`` go to :class:`BoardEncoder`); ``net_arch``
+    and ``activation_fn`` are not used. Without an action mask, every action inside the crop is
+    allowed (use the mask: ``MaskablePPO.predict(obs, action_masks=...)``).
+    """
+
+    features_extractor: BoardEncoder
+    source: th.Tensor
+    action_dist: LegalActionDistribution
+
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        action_space: spaces.Discrete,
+        lr_schedule: Schedule,
+        head_hidden: int = 64,
+        features_extractor_class: type[BaseFeaturesExtractor] = BoardEncoder,
+        **kwargs: Any,
+    ) -> None:
+        self.head_hidden = head_hidden
+        window = _layout_of(observation_space).window
+        self.codec = ActionCodec(window)
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != self.codec.n:
+            raise ValueError(f"action_space must be Discrete({self.codec.n}) for window {window}, got {action_space}")
+        kwargs.setdefault("share_features_extractor", True)
+        if not kwargs["share_features_extractor"]:
+            raise ValueError("CarcassonnePolicy shares its trunk between policy and value")
+        super().__init__(
+            observation_space, action_space, lr_schedule, features_extractor_class=features_extractor_class, **kwargs
+        )
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        """The heads and the optimizer (replaces SB3's flat N-way action layer)."""
+        encoder = self.features_extractor
+        spatial, other = head_channels(self.codec)
+        c, hidden = encoder.channels, self.head_hidden
+        self.spatial_channels = len(spatial)
+        self.spatial_head = nn.Conv2d(c, len(spatial), kernel_size=1)
+        self.pi_hidden = nn.Sequential(nn.Linear(encoder.features_dim, hidden), nn.ReLU())
+        self.other_head = nn.Linear(hidden, len(other))
+        self.value_net = nn.Sequential(  # type: ignore[assignment]
+            nn.Linear(encoder.features_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+        self.register_buffer("source", th.tensor(codec_index_map(self.codec)), persistent=False)
+        self.action_dist = LegalActionDistribution(self.codec.n)
+        if self.ortho_init:
+            value_out: nn.Module = self.value_net[-1]  # type: ignore[index]
+            for module, gain in (
+                (encoder, np.sqrt(2)),
+                (self.pi_hidden, np.sqrt(2)),
+                (self.value_net, np.sqrt(2)),
+                (self.spatial_head, 0.01),
+                (self.other_head, 0.01),
+                (value_out, 1.0),
+            ):
+                module.apply(partial(self.init_weights, gain=gain))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["head_hidden"] = self.head_hidden
+        return data
+
+    def legal_logits(self, obs: PyTorchObs, action_masks: MaybeMasks = None) -> tuple[LegalLogits, th.Tensor]:
+        """Logits of the allowed actions and values (B, 1)."""
+        w, n = self.codec.size, self.codec.n
+        allowed: tuple[th.Tensor, ...] | None = None
+        legal_cells = None
+        if action_masks is not None:
+            mask = th.as_tensor(action_masks, device=self.device).reshape(-1, n).bool()
+            allowed = row, action = mask.nonzero(as_tuple=True)
+            cell = self.source[action] % (w * w)
+            spatial = self.source[action] < self.spatial_channels * w * w
+            legal_cells = th.zeros(len(mask), w * w, dtype=th.bool, device=self.device)
+            legal_cells[row[spatial], cell[spatial]] = True
+            legal_cells = legal_cells.view(-1, w, w)
+        features: BoardFeatures = self.features_extractor(obs, legal_cells)
+        values = self.value_net(features.pooled)
+        if allowed is None:
+            allowed = self._crop_mask(features).nonzero(as_tuple=True)
+        groups = [(g.members, g.first, g.size, self.spatial_head(g.trunk)) for g in features.groups]
+        other = self.other_head(self.pi_hidden(features.pooled))
+        return gather_legal(groups, other, (allowed[0], allowed[1]), self.source, w), values
+
+    def _crop_mask(self, features: BoardFeatures) -> th.Tensor:
+        """Every action inside each observation's crop, as a (B, N) mask."""
+        w = self.codec.size
+        batch = len(features.order)
+        spatial_channels = self.spatial_channels
+        inside = th.zeros(batch, w, w, dtype=th.bool, device=self.device)
+        for g in features.groups:
+            inside[g.members, g.first:g.first + g.size, g.first:g.first + g.size] = True
+        flat = th.cat([inside.view(batch, 1, -1).expand(-1, spatial_channels, -1).reshape(batch, -1),
+                       th.ones(batch, self.codec.n - spatial_channels * w * w, dtype=th.bool, device=self.device)], 1)
+        return flat[:, self.source]
+
+    def _distribution(self, obs: PyTorchObs, action_masks: MaybeMasks) -> tuple[LegalActionDistribution, th.Tensor]:
+        legal, values = self.legal_logits(obs, action_masks)
+        return self.action_dist.proba_distribution(legal), values
+
+    def forward(
+        self, obs: PyTorchObs, deterministic: bool = False, action_masks: np.ndarray | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        distribution, values = self._distribution(obs, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        return actions, values, distribution.log_prob(actions)
+
+    def evaluate_actions(
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
+        distribution, values = self._distribution(obs, action_masks)
+        return values, distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
+        return self._distribution(obs, action_masks)[0]
+
+    def predict_values(self, obs: PyTorchObs) -> th.Tensor:
+        features: BoardFeatures = self.features_extractor(obs)
+        values: th.Tensor = self.value_net(features.pooled)
+        return values
+
+
+def policy_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+    """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
+    are the benchmarked network)."""
+    return {
+        "head_hidden": head_hidden,
+        "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
+    }
+
+
+def ppo_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+    """Keyword arguments for ``MaskablePPO(CarcassonnePolicy, env, **ppo_kwargs(), ...)``: the
+    network's ``policy_kwargs`` and the lighter :class:`~training.buffer.CompactRolloutBuffer`."""
+    return {
+        "policy_kwargs": policy_kwargs(channels, blocks, margin, head_hidden),
+        "rollout_buffer_class": CompactRolloutBuffer,
+    }
