@@ -1,5 +1,6 @@
-"""The game: turn phases, legal actions, apply, features, when scoring happens, clone and serialisation
-(RULES.md §1, §5). What features are worth is in :mod:`.scoring`.
+"""The game: turn phases, legal actions, apply, features, when scoring happens, clone (RULES.md §1,
+§5), and ``GameSetup``, the public way to construct a game in a given position. What features are
+worth is in :mod:`.scoring`; saving, loading and records are in :mod:`.persistence`.
 
 State layout (all plain Python lists and dicts of ints, because this engine's hot path is scalar
 access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copies them shallowly):
@@ -19,7 +20,6 @@ access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copi
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,18 +32,16 @@ from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
 from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
-from .save_validation import SaveError, validate_document, validate_loaded
+from .persistence import GameRecord, game_from_dict, game_from_json, game_record, game_to_dict, game_to_json
 from .scoring import award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = [
-    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
+    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameSetup", "PlacedTile", "PositionError",
 ]
 
 #: Followers each player owns (R2).
 FOLLOWERS_PER_PLAYER = 7
-FORMAT = "carcassonne_env/game"
-FORMAT_VERSION = 1
 
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
@@ -111,19 +109,23 @@ class PositionError(ValueError):
 
 
 class GameSetup:
-    """The public way to set up a position directly (RULES.md §8), used by ``PositionBuilder``.
+    """The public way to construct a game in a given position, used by ``PositionBuilder`` (positions
+    set up directly, RULES.md §8) and by the loader of saved games (:mod:`.persistence`).
 
     It starts from an empty board with full supplies and the config's expansion states, and
-    nothing scores while setting up. Each call checks what a position needs (R11 for touching
-    edges, R2 and R15/R42 for followers) and raises :class:`PositionError` naming what is wrong.
-    A built board may have holes and need not contain the start tile. :meth:`start` draws the
-    first tile (T1) and hands out the game; the setup is then spent.
+    nothing scores while setting up. Each ``put_…``/``take_…`` call checks what a position needs
+    (R11 for touching edges, R2 and R15/R42 for followers) and raises :class:`PositionError` naming
+    what is wrong. A built board may have holes and need not contain the start tile. :meth:`start`
+    draws the first tile (T1) and hands out the game; :meth:`resume`, for loaders, hands it out in
+    the middle of play exactly as saved. Either way the setup is then spent.
     """
 
-    def __init__(self, config: GameConfig, pile: Sequence[str] = ()) -> None:
+    def __init__(self, config: GameConfig, pile: Sequence[str] = (), *, seed: int | None = None) -> None:
+        """``pile``: tile ids in draw order. ``seed``: for loaders, the seed that shuffled this pile
+        (``Game(config, seed=…)``); None means the pile is an explicit order."""
         catalogue = load_catalogue()
         game = Game.__new__(Game)
-        game._init_empty(config, catalogue, None, [catalogue[t] for t in pile], True)
+        game._init_empty(config, catalogue, seed, [catalogue[t] for t in pile])
         self._game: Game | None = game
 
     def _live(self) -> Game:
@@ -134,6 +136,15 @@ class GameSetup:
     def expansion_state(self, name: str) -> Any:
         """The state of an enabled expansion, to set up (e.g. tower floors and prisoners)."""
         return self._live().expansion_state(name)
+
+    def load_expansion_state(self, name: str, data: dict[str, Any]) -> None:
+        """Replace the state of expansion ``name`` by one read from its ``to_dict`` data (loaders).
+
+        Call it after the tiles are put: placing a tile updates the state (tower foundations)."""
+        g = self._live()
+        state = g.expansion(name).state_from_dict(data)
+        if state is not None:
+            g._ext[name] = state
 
     def put_tile(self, tile_id: str, x: int, y: int, rotation: int = 0) -> None:
         """Put a tile at (x, y): on an empty position, its edges matching its neighbours (R11)."""
@@ -169,6 +180,10 @@ class GameSetup:
             raise PositionError(f"player {player} has no follower left for the {reason} (R2)")
         g._supply[player] -= 1
 
+    def set_supply(self, player: int, followers: int) -> None:
+        """Set ``player``'s supply outright (loaders: the saved count, after the followers are put)."""
+        self._live()._supply[player] = followers
+
     def set_score(self, player: int, points: int) -> None:
         self._live()._scores[player] = points
 
@@ -179,6 +194,47 @@ class GameSetup:
         g._current = current_player
         g._draw()
         g._start_position = g.to_dict()
+        self._game = None
+        return g
+
+    def resume(
+        self,
+        *,
+        drawn: int,
+        discarded: Sequence[str],
+        current_player: int,
+        turn: int,
+        phase: Phase,
+        tile: str | None,
+        history: Sequence[Action],
+        start_position: dict[str, Any] | None,
+    ) -> Game:
+        """For loaders only: return the game in the middle of play, exactly as saved, drawing nothing.
+
+        The first ``drawn`` tiles of the pile are gone (placed, ``discarded`` or ``tile``, the one in
+        hand). In ACTION and CAPTURE the last tile put is this turn's: the features it completed
+        score at the end of the turn, and CAPTURE is the decision of the expansion that owns it.
+        ``start_position`` is the position a built game started from (``Game.start_position``).
+        Nothing here is checked against the rules: the loader checks the document before
+        (``save_validation.validate_document``) and the game after (``validate_loaded``).
+        """
+        g = self._live()
+        catalogue = g._catalogue
+        g._drawn = drawn
+        g._remaining = [0] * len(catalogue.types)
+        for t in g._pile[drawn:]:
+            g._remaining[t.index] += 1
+        g._discarded = [catalogue[t] for t in discarded]
+        g._current = current_player
+        g._turn = turn
+        g._phase = phase
+        g._tile = None if tile is None else catalogue[tile]
+        g._history = list(history)
+        g._start_position = start_position
+        if phase in (Phase.ACTION, Phase.CAPTURE):
+            g._completed = g._completions(len(g._tile_pos) - 1)
+        if phase is Phase.CAPTURE:
+            g._decision_owner = g._action_owner[ActionKind.CAPTURE]
         self._game = None
         return g
 
@@ -228,7 +284,7 @@ class Game:
                 if tid not in allowed:
                     raise ValueError(f"tile_order: {tid!r} is not a tile of the sets {config.tile_sets}")
             pile = [catalogue.by_id[tid] for tid in tile_order]
-        self._init_empty(config, catalogue, seed, pile, seed is None)
+        self._init_empty(config, catalogue, seed, pile)
         self._put_tile(catalogue.start, pack(0, 0), 0)
         self._draw()
 
@@ -238,13 +294,12 @@ class Game:
         catalogue: TileCatalogue,
         seed: int | None,
         pile: list[TileType],
-        explicit_order: bool,
     ) -> None:
+        """Empty board, full supplies, new expansion states; ``seed`` None: ``pile`` is an explicit order."""
         n = config.players
         self._config = config
         self._catalogue = catalogue
         self._seed = seed
-        self._explicit_order = explicit_order
         self._pile = pile
         self._drawn = 0
         self._remaining = [0] * len(catalogue.types)
@@ -379,7 +434,28 @@ class Game:
 
     @property
     def seed(self) -> int | None:
+        """The seed that shuffled the pile; None when the pile is an explicit order."""
         return self._seed
+
+    @property
+    def start_position(self) -> dict[str, Any] | None:
+        """The position (a :meth:`to_dict` document) a game set up by ``GameSetup.start`` began in;
+        None for a game grown from the start tile."""
+        return self._start_position
+
+    @property
+    def expansion_states(self) -> Mapping[str, ExpansionState]:
+        """Expansion name → its per-game state, for every expansion that keeps one (read-only view)."""
+        return MappingProxyType(self._ext)
+
+    def pile_in_draw_order(self) -> tuple[TileType, ...]:
+        """The whole pile in draw order: the tiles drawn so far, then the unseen rest.
+
+        Hidden information: the order of the tiles not yet drawn is the future. It is public for
+        saving and records (:mod:`.persistence`); players use :attr:`remaining_counts`,
+        :meth:`chance_outcomes` and :meth:`determinize` instead.
+        """
+        return tuple(self._pile)
 
     def winners(self) -> tuple[int, ...]:
         """Players with the highest score; a tie is a shared win (R30). Only after the game."""
@@ -878,7 +954,6 @@ class Game:
         drawn = g._drawn
         unseen = g._pile[drawn:]
         g._pile[drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
-        g._explicit_order = True
         g._seed = None
         return g
 
@@ -910,13 +985,7 @@ class Game:
         g._end_game()
         return tuple(g._scores)
 
-    # ------------------------------------------------------------------ copies and records
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle as the saved position (:meth:`to_dict`): loading re-lays the board through the
-        same code path as play, so a game unpickled in a fresh process (a ``spawn`` pool) has every
-        per-process cache it needs."""
-        return (Game.from_dict, (self.to_dict(),))
-
+    # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
         """An independent copy: shallow copies of the flat state lists and dicts.
 
@@ -936,42 +1005,23 @@ class Game:
         g._ext = {k: v.copy() for k, v in self._ext.items()}
         return g
 
+    # ------------------------------------------------------------------ saving, loading, records (.persistence)
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the saved position (:meth:`to_dict`): loading re-lays the board through the
+        same code path as play, so a game unpickled in a fresh process (a ``spawn`` pool) has every
+        per-process cache it needs."""
+        return (Game.from_dict, (self.to_dict(),))
+
     def record(self) -> GameRecord:
         """(config, seed or tile order, actions): replays to an identical game."""
-        return GameRecord(
-            config=self._config,
-            seed=None if self._explicit_order else self._seed,
-            tile_order=tuple(t.id for t in self._pile) if self._explicit_order else None,
-            actions=tuple(self._history),
-            start_position=self._start_position,
-        )
+        return game_record(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-safe data; :meth:`from_dict` restores it exactly."""
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "config": self._config.to_dict(),
-            "seed": self._seed,
-            "explicit_order": self._explicit_order,
-            "pile": [t.id for t in self._pile],
-            "drawn": self._drawn,
-            "tiles": [[t.id, x, y, r] for x, y, t, r in self.tiles()],
-            "discarded": [t.id for t in self._discarded],
-            "followers": [list(f) for f in self.followers()],
-            "supply": list(self._supply),
-            "scores": list(self._scores),
-            "current_player": self._current,
-            "turn": self._turn,
-            "phase": self._phase.name,
-            "tile": None if self._tile is None else self._tile.id,
-            "history": [[int(v) for v in a] for a in self._history],
-            "expansions": {k: v.to_dict() for k, v in self._ext.items()},
-            "start_position": self._start_position,
-        }
+        return game_to_dict(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        return game_to_json(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
@@ -980,48 +1030,11 @@ class Game:
         A document that breaks a rule invariant raises :class:`~.save_validation.SaveError` naming
         the field (see :mod:`.save_validation`).
         """
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
-            raise SaveError("format", f"not a {FORMAT} v{FORMAT_VERSION} document")
-        validate_document(data)
-        catalogue = load_catalogue()
-        config = GameConfig.from_dict(data["config"])
-        g = cls.__new__(cls)
-        g._init_empty(config, catalogue, data["seed"], [catalogue[t] for t in data["pile"]], data["explicit_order"])
-        g._drawn = data["drawn"]
-        g._remaining = [0] * len(catalogue.types)
-        for t in g._pile[g._drawn:]:
-            g._remaining[t.index] += 1
-        for tid, x, y, r in data["tiles"]:
-            g._put_tile(catalogue[tid], pack(x, y), r)
-        g._discarded = [catalogue[t] for t in data["discarded"]]
-        for x, y, slot, owner in data["followers"]:
-            i = g._board[pack(x, y)]
-            node = g._tile_base[i] + slot
-            g._followers[node] = owner
-            g._occupants[g._find(node)] += 1
-        g._supply = list(data["supply"])
-        g._scores = list(data["scores"])
-        g._current = data["current_player"]
-        g._turn = data["turn"]
-        g._phase = Phase[data["phase"]]
-        g._tile = None if data["tile"] is None else catalogue[data["tile"]]
-        g._history = [Action.coerce(a) for a in data["history"]]
-        g._start_position = data.get("start_position")
-        for e in g._expansions:
-            if e.name in data["expansions"]:
-                state = e.state_from_dict(data["expansions"][e.name])
-                if state is not None:
-                    g._ext[e.name] = state
-        if g._phase in (Phase.ACTION, Phase.CAPTURE):
-            g._completed = g._completions(len(g._tile_pos) - 1)
-        if g._phase is Phase.CAPTURE:
-            g._decision_owner = g._action_owner[ActionKind.CAPTURE]
-        validate_loaded(g)
-        return g
+        return game_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str) -> Game:
-        return cls.from_dict(json.loads(text))
+        return game_from_json(text)
 
     def render_text(self) -> str:
         """The board as a character grid (see :mod:`.text_board`)."""
@@ -1029,47 +1042,3 @@ class Game:
 
         return render_board(self)
 
-
-@dataclass(frozen=True)
-class GameRecord:
-    """What it takes to replay a game exactly: its config, its pile and its actions.
-
-    A game set up by :class:`~.position.PositionBuilder` also keeps that start position
-    (a ``Game.to_dict`` document), from which its replay starts.
-    """
-
-    config: GameConfig
-    seed: int | None
-    tile_order: tuple[str, ...] | None
-    actions: tuple[Action, ...]
-    start_position: dict[str, Any] | None = None
-
-    def replay(self, upto: int | None = None) -> Game:
-        """A fresh game with the first ``upto`` actions (all by default) applied."""
-        if self.start_position is not None:  # the built position, as the game that starts there
-            game = Game.from_dict({**self.start_position, "start_position": self.start_position})
-        else:
-            game = Game(self.config, seed=self.seed, tile_order=self.tile_order)
-        for action in self.actions[:upto]:
-            game.apply(action)
-        return game
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "seed": self.seed,
-            "tile_order": None if self.tile_order is None else list(self.tile_order),
-            "actions": [[int(v) for v in a] for a in self.actions],
-            "start_position": self.start_position,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
-        order = data.get("tile_order")
-        return cls(
-            config=GameConfig.from_dict(data["config"]),
-            seed=data.get("seed"),
-            tile_order=None if order is None else tuple(order),
-            actions=tuple(Action.coerce(a) for a in data["actions"]),
-            start_position=data.get("start_position"),
-        )
