@@ -67,11 +67,26 @@ class PPOAgent:
         with torch.no_grad():
             obs, _ = policy.obs_to_tensor(observation)
             dist = policy.get_distribution(obs, action_masks=mask[None])
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs[~mask] = 0.0
+            actions, probs = _legal_probabilities(dist, mask)
         if not self.sample:
-            return int(np.argmax(probs))
-        return int(self.rng.choice(probs.size, p=probs / probs.sum()))
+            return int(actions[np.argmax(probs)])
+        return int(self.rng.choice(actions, p=probs / probs.sum()))
+
+
+def _legal_probabilities(
+    dist: Any, mask: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """(legal action indices, their probabilities) of a one-observation masked distribution:
+    the board network's legal-only distribution or sb3-contrib's masked categorical."""
+    legal = getattr(dist, "legal", None)
+    if legal is not None:  # training.network.LegalActionDistribution
+        valid = legal.valid[0].cpu().numpy()
+        actions = legal.actions[0].cpu().numpy()[valid]
+        probs = dist.log_p[0].exp().cpu().numpy()[valid]
+    else:
+        actions = np.flatnonzero(mask)
+        probs = dist.distribution.probs[0].cpu().numpy()[actions]
+    return actions.astype(np.int64), probs.astype(np.float64)
 
 
 def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
