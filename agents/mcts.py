@@ -1,8 +1,10 @@
 """Monte Carlo tree search over determinized games (information-set MCTS with one tree).
 
-Hidden information. Every iteration plays on a fresh ``game.determinize(rng)``: the same public
-state with the unseen pile reshuffled, so the search never reads the true pile and each tile draw
-is a chance event sampled from the tiles left (the distribution of ``Game.chance_outcomes()``).
+Hidden information. The root is :func:`~agents.information.public_state` of the game (a copy made
+from public information only), and every iteration plays on a fresh ``root.determinize(rng)``: the
+same public state with the unseen pile reshuffled, so the search never reads the true pile, its
+result does not depend on the pile's order, and each tile draw is a chance event sampled from the
+tiles left (the distribution of ``Game.chance_outcomes()``).
 
 The tree. A decision node holds the legal actions of one decision point, so the decisions of a
 turn are separate levels: PLACE (T2), then the T3 choice (DEPLOY, FLOOR, TOWER_TOP, PASS, RANSOM),
@@ -41,6 +43,7 @@ from carcassonne_env.engine import Action, ActionKind, Game, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 
 from .evaluation import Evaluator, end_now_margin, squashed_margins
+from .information import public_state
 
 __all__ = ["MCTSAgent"]
 
@@ -128,14 +131,17 @@ class MCTSAgent:
         self._random = random.Random(int(self._rng.integers(2**63)))
         #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
         self.last_simulations = 0
+        #: Visits of each root action searched by the last ``choose_action`` (a policy target).
+        self.last_root_visits: dict[Action, int] = {}
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:
         if game.is_over:
             raise ValueError("choose_action: the game is over, there is no decision to make")
-        root_state = game.determinize(self._rng)
+        root_state = self._public(game)
         legal = root_state.legal_actions()
         self.last_simulations = 0
+        self.last_root_visits = {}
         if len(legal) == 1:
             return legal[0]
         root = _Node(root_state.current_player, self._root_order(root_state, legal), root_state.phase is _PLACE)
@@ -145,9 +151,15 @@ class MCTSAgent:
             self._simulate(root, root_state.determinize(self._rng))
             sims += 1
         self.last_simulations = sims
+        self.last_root_visits = {e.action: e.visits for e in root.edges}
         most = max(e.visits for e in root.edges)
         best = [e.action for e in root.edges if e.visits == most]
         return best[self._random.randrange(len(best))] if len(best) > 1 else best[0]
+
+    def _public(self, game: Game) -> Game:
+        """The root of the search: a copy of ``game`` made from its public state only, which every
+        simulation then determinizes."""
+        return public_state(game)
 
     def _root_order(self, state: Game, legal: Sequence[Action]) -> list[Action]:
         """Root actions, best greedy one-step value last (``untried`` is popped from the end)."""
@@ -206,8 +218,9 @@ class MCTSAgent:
     def _select(self, node: _Node) -> _Edge:
         """An untried action while the widening allows one, else the UCT-best edge."""
         untried = node.untried
+        widening = self.widening
         if untried and (
-            not node.is_place or not self.widening or len(node.edges) < math.ceil(self.widening * math.sqrt(node.visits))
+            not node.is_place or not widening or len(node.edges) < math.ceil(widening * math.sqrt(node.visits))
         ):
             edge = _Edge(untried.pop())
             node.edges.append(edge)
