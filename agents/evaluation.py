@@ -38,10 +38,15 @@ def end_now_margin(game: Game, player: int) -> int:
     return margin(game.scores_if_ended_now(), player)
 
 
-def squashed_margins(game: Game, scale: float) -> list[float]:
-    """Every player's end-now margin squashed into (−1, 1) as ``tanh(margin / scale)``.
+def squashed_margins(game: Game, scale: float, baseline: Sequence[int] | None = None) -> list[float]:
+    """Every player's end-now margin, less its ``baseline`` (e.g. the margins at the root of a
+    search), squashed into (−1, 1) as ``tanh((margin − baseline) / scale)``.
 
-    A margin of ``scale`` points is worth 0.76, so small margins stay nearly linear while a
-    decided game saturates near ±1 (a win/loss signal with a margin tie-break).
+    A gain of ``scale`` points is worth 0.76: small differences stay nearly linear, large ones
+    saturate near ±1. Centring on the root keeps a player who already leads (or trails) by far in
+    the linear range, where the moves under search still differ.
     """
-    return [math.tanh(m / scale) for m in margins(game.scores_if_ended_now())]
+    ms = margins(game.scores_if_ended_now())
+    if baseline is None:
+        return [math.tanh(m / scale) for m in ms]
+    return [math.tanh((m - b) / scale) for m, b in zip(ms, baseline, strict=True)]

@@ -16,18 +16,23 @@ too, so a node's legal actions are the same in every determinization that reache
 tree over information sets; a tile discarded as unplaceable (R13) is the only public fact a key
 does not carry, and it changes no legal action of that node).
 
-Selection is UCT, ``Q + c·sqrt(ln N / n)`` on the mover's mean reward. New actions are tried in
-random order, except at the root, whose actions are tried best first by the greedy one-step value
-(the end-now margin after the action and PASS). PLACE nodes widen progressively: a node visited N
-times considers at most ``ceil(widening · N^0.5)`` of its actions, so with a few hundred
-simulations the budget goes to the likelier placements rather than one visit to each of ~100.
+Selection is UCT, ``Q + c·sqrt(ln N / n)`` on the mover's mean reward. The root's actions carry a
+prior: they are ranked by the greedy agent's value (the best line of the turn after the action,
+:class:`~agents.greedy.GreedyAgent` with ``fast`` at PLACE) and each starts with ``prior_visits``
+virtual visits at that value, so the search leaves the greedy choice only when its simulations
+find a better one. Below the root, new actions are tried in random order. PLACE nodes widen
+progressively: a node visited N times considers only its first ``ceil(widening · N^0.5)``
+actions (at the root, the best by the prior), so a few hundred simulations go to the likelier
+placements rather than one visit to each of ~100.
 
 Leaves. After the tree, ``rollout_turns`` turns are played by a cheap policy (a uniformly random
 placement, then PASS or NO_CAPTURE: no follower is put out at random, which would only add noise
 to the end-now value), then the leaf is valued for every player. The default value is
-``tanh(margin / scale)`` of the end-now margin (own score minus the best opponent's, see
-:mod:`.evaluation`), in (−1, 1); a custom ``evaluator(game, player) -> float`` in [−1, 1] may
-replace it. The move played is the most visited root action (random tie-break).
+``tanh((margin − root margin) / scale)``: the gain in end-now margin (own score minus the best
+opponent's, see :mod:`.evaluation`) since the root, squashed into (−1, 1); centring on the root
+keeps a player far ahead or behind in the range where moves still differ. A custom
+``evaluator(game, player) -> float`` in [−1, 1] may replace it (uncentred).
+The move played is the most visited root action (random tie-break).
 """
 
 from __future__ import annotations
@@ -39,16 +44,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from carcassonne_env.engine import Action, ActionKind, Game, Phase
+from carcassonne_env.engine import Action, Game, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 
-from .evaluation import Evaluator, end_now_margin, squashed_margins
+from .evaluation import Evaluator, margins, squashed_margins
+from .greedy import GreedyAgent
 from .information import public_state
 
 __all__ = ["MCTSAgent"]
 
-_PASS = ActionKind.PASS
-_NO_CAPTURE = ActionKind.NO_CAPTURE
 _PLACE = Phase.PLACE
 _ACTION = Phase.ACTION
 _CAPTURE = Phase.CAPTURE
@@ -88,10 +92,10 @@ class MCTSAgent:
     Parameters: ``seed`` (determinizations, tie-breaks and rollouts: the same seed and the same
     sequence of games give the same actions), ``sims`` and/or ``seconds`` (the budget; with both,
     whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
-    before the leaf evaluation), ``scale`` (points of margin that the default value maps to
+    before the leaf evaluation), ``scale`` (points of margin gain that the default value maps to
     tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient of PLACE nodes; 0 turns it
-    off), ``evaluator`` (a custom leaf value, replacing the end-now margin). ``game`` is never
-    modified.
+    off), ``prior_visits`` (virtual visits of the greedy prior at the root; 0: ranking only),
+    ``evaluator`` (a custom leaf value, replacing the end-now margin). ``game`` is never modified.
     """
 
     def __init__(
@@ -100,10 +104,11 @@ class MCTSAgent:
         sims: int | None = 400,
         seconds: float | None = None,
         *,
-        exploration: float = 0.7,
+        exploration: float = 0.5,
         rollout_turns: int = 2,
-        scale: float = 20.0,
+        scale: float = 10.0,
         widening: float = 2.0,
+        prior_visits: int = 5,
         evaluator: Evaluator | None = None,
     ) -> None:
         if sims is None and seconds is None:
@@ -120,19 +125,26 @@ class MCTSAgent:
             raise ValueError(f"MCTSAgent: scale must be > 0, got {scale!r}")
         if not widening >= 0:
             raise ValueError(f"MCTSAgent: widening must be >= 0, got {widening!r}")
+        if isinstance(prior_visits, bool) or not isinstance(prior_visits, int) or prior_visits < 0:
+            raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
         self.sims = sims
         self.seconds = seconds
         self.exploration = float(exploration)
         self.rollout_turns = rollout_turns
         self.scale = float(scale)
         self.widening = float(widening)
+        self.prior_visits = prior_visits
         self.evaluator = evaluator
         self._rng = np.random.default_rng(seed)
         self._random = random.Random(int(self._rng.integers(2**63)))
+        #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
+        self._greedy = GreedyAgent(seed=seed, fast=True)
         #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
         self.last_simulations = 0
-        #: Visits of each root action searched by the last ``choose_action`` (a policy target).
+        #: Simulations through each root action in the last ``choose_action`` (a policy target).
         self.last_root_visits: dict[Action, int] = {}
+        #: Every player's end-now margin at the root of the current search (the reward's zero).
+        self._baseline: list[int] = []
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:
@@ -144,14 +156,15 @@ class MCTSAgent:
         self.last_root_visits = {}
         if len(legal) == 1:
             return legal[0]
-        root = _Node(root_state.current_player, self._root_order(root_state, legal), root_state.phase is _PLACE)
+        self._baseline = margins(root_state.scores_if_ended_now())
+        root = self._root(root_state, legal)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         sims = 0
         while (self.sims is None or sims < self.sims) and (deadline is None or time.perf_counter() < deadline):
             self._simulate(root, root_state.determinize(self._rng))
             sims += 1
         self.last_simulations = sims
-        self.last_root_visits = {e.action: e.visits for e in root.edges}
+        self.last_root_visits = {e.action: e.visits - self.prior_visits for e in root.edges}
         most = max(e.visits for e in root.edges)
         best = [e.action for e in root.edges if e.visits == most]
         return best[self._random.randrange(len(best))] if len(best) > 1 else best[0]
@@ -161,23 +174,21 @@ class MCTSAgent:
         simulation then determinizes."""
         return public_state(game)
 
-    def _root_order(self, state: Game, legal: Sequence[Action]) -> list[Action]:
-        """Root actions, best greedy one-step value last (``untried`` is popped from the end)."""
+    def _root(self, state: Game, legal: Sequence[Action]) -> _Node:
+        """The root with an edge per legal action, best greedy value first, each edge starting with
+        ``prior_visits`` virtual visits at that value (the greedy agent's value of the action's best
+        line of the turn; with ``fast`` at PLACE, see :class:`~agents.greedy.GreedyAgent`)."""
         me = state.current_player
-        stop: int | None = None
-        keyed: list[tuple[int, float, Action]] = []
-        for a in legal:
-            if a.kind is _PASS or a.kind is _NO_CAPTURE:
-                if stop is None:
-                    stop = end_now_margin(state, me)
-                value = stop
-            else:
-                after = state.clone()
-                after.apply(a)
-                value = end_now_margin(after, me)
-            keyed.append((value, self._random.random(), a))
-        keyed.sort()
-        return [a for _, _, a in keyed]
+        values = self._greedy.action_values(state)
+        root = _Node(me, [], state.phase is _PLACE)
+        ranked = sorted(zip(values, [self._random.random() for _ in legal], legal, strict=True), reverse=True)
+        base = self._baseline[me]
+        for value, _, action in ranked:
+            edge = _Edge(action)
+            edge.visits = self.prior_visits
+            edge.total = self.prior_visits * math.tanh((value - base) / self.scale)
+            root.edges.append(edge)
+        return root
 
     # ------------------------------------------------------------------ one simulation
     def _simulate(self, root: _Node, game: Game) -> None:
@@ -216,20 +227,23 @@ class MCTSAgent:
         return _Node(game.current_player, untried, game.phase is _PLACE)
 
     def _select(self, node: _Node) -> _Edge:
-        """An untried action while the widening allows one, else the UCT-best edge."""
+        """An untried action while the widening allows one, else the UCT-best edge among the first
+        ``ceil(widening · sqrt(N))`` edges of a PLACE node (all edges of the other nodes)."""
+        edges = node.edges
         untried = node.untried
-        widening = self.widening
-        if untried and (
-            not node.is_place or not widening or len(node.edges) < math.ceil(widening * math.sqrt(node.visits))
-        ):
+        limit = len(edges) + len(untried)
+        if node.is_place and self.widening:
+            limit = min(limit, math.ceil(self.widening * math.sqrt(node.visits)))
+        if untried and len(edges) < limit:
             edge = _Edge(untried.pop())
-            node.edges.append(edge)
+            edges.append(edge)
             return edge
         log_n = math.log(node.visits)
         c = self.exploration
-        best = node.edges[0]
+        best = edges[0]
         best_score = -math.inf
-        for e in node.edges:
+        for i in range(limit):
+            e = edges[i]
             n = e.visits
             if n == 0:
                 return e
@@ -249,6 +263,6 @@ class MCTSAgent:
                 game.apply(PASS if game.phase is _ACTION else NO_CAPTURE)
             turns -= 1
         if self.evaluator is None:
-            return squashed_margins(game, self.scale)
+            return squashed_margins(game, self.scale, self._baseline)
         return [self.evaluator(game, p) for p in range(game.num_players)]
 

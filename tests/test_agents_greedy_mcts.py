@@ -180,6 +180,7 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
         ({"rollout_turns": -1}, "rollout_turns"),
         ({"scale": 0.0}, "scale"),
         ({"widening": -1.0}, "widening"),
+        ({"prior_visits": -1}, "prior_visits"),
     ],
 )
 def test_mcts_rejects_a_bad_option_by_name(options: dict[str, float | None], named: str) -> None:
