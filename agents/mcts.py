@@ -222,9 +222,7 @@ class MCTSAgent:
             e.total += rewards[player]
 
     def _new_node(self, game: Game) -> _Node:
-        untried = list(game.legal_actions())
-        self._random.shuffle(untried)
-        return _Node(game.current_player, untried, game.phase is _PLACE)
+        return _Node(game.current_player, list(game.legal_actions()), game.phase is _PLACE)
 
     def _select(self, node: _Node) -> _Edge:
         """An untried action while the widening allows one, else the UCT-best edge among the first
@@ -235,19 +233,21 @@ class MCTSAgent:
         if node.is_place and self.widening:
             limit = min(limit, math.ceil(self.widening * math.sqrt(node.visits)))
         if untried and len(edges) < limit:
+            i = self._random.randrange(len(untried))  # a random untried action, swapped out in O(1)
+            untried[i], untried[-1] = untried[-1], untried[i]
             edge = _Edge(untried.pop())
             edges.append(edge)
             return edge
         log_n = math.log(node.visits)
         c = self.exploration
+        sqrt = math.sqrt
         best = edges[0]
         best_score = -math.inf
-        for i in range(limit):
-            e = edges[i]
+        for e in edges if limit >= len(edges) else edges[:limit]:
             n = e.visits
             if n == 0:
                 return e
-            score = e.total / n + c * math.sqrt(log_n / n)
+            score = e.total / n + c * sqrt(log_n / n)
             if score > best_score:
                 best, best_score = e, score
         return best
