@@ -116,9 +116,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
     config = GameConfig(players=2, expansions=() if args.base else TOWER_VARIANT)
+    a, b = AgentChoice(args.a, args.sims, args.seconds), AgentChoice(args.b, args.sims, args.seconds)
+    for choice in (a, b):
+        try:
+            choice.build(0)
+        except ValueError as error:
+            parser.error(str(error))
     margins = duel(
-        AgentChoice(args.a, args.sims, args.seconds),
-        AgentChoice(args.b, args.sims, args.seconds),
+        a,
+        b,
         args.pairs,
         config=config,
         seed=args.seed,
