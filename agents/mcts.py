@@ -18,7 +18,7 @@ does not carry, and it changes no legal action of that node).
 
 Selection is UCT, ``Q + c·sqrt(ln N / n)`` on the mover's mean reward. The root's actions carry a
 prior: they are ranked by the greedy agent's value (the best line of the turn after the action,
-:class:`~agents.greedy.GreedyAgent` with ``fast`` at PLACE) and each starts with ``prior_visits``
+:class:`~agents.greedy.GreedyAgent`, towers and captures included) and each starts with ``prior_visits``
 virtual visits at that value, so the search leaves the greedy choice only when its simulations
 find a better one. Below the root, new actions are tried in random order. PLACE nodes widen
 progressively: a node visited N times considers only its first ``ceil(widening · N^0.5)``
@@ -89,9 +89,10 @@ class _Node:
 class MCTSAgent:
     """Engine-level agent searching ``sims`` simulations (or ``seconds`` of search) per decision.
 
-    Parameters: ``seed`` (determinizations, tie-breaks and rollouts: the same seed and the same
-    sequence of games give the same actions), ``sims`` and/or ``seconds`` (the budget; with both,
-    whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
+    Parameters: ``seed`` (determinizations, tie-breaks and rollouts: with a ``sims`` budget the same
+    seed and the same sequence of games give the same actions; a ``seconds`` budget also depends on
+    the machine's speed), ``sims`` and/or ``seconds`` (the budget, the root's greedy prior
+    included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
     before the leaf evaluation), ``scale`` (points of margin gain that the default value maps to
     tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient of PLACE nodes; 0 turns it
     off), ``prior_visits`` (virtual visits of the greedy prior at the root; 0: ranking only),
@@ -138,7 +139,7 @@ class MCTSAgent:
         self._rng = np.random.default_rng(seed)
         self._random = random.Random(int(self._rng.integers(2**63)))
         #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
-        self._greedy = GreedyAgent(seed=seed, fast=True)
+        self._greedy = GreedyAgent(seed=seed)
         #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
         self.last_simulations = 0
         #: Simulations through each root action in the last ``choose_action`` (a policy target).
@@ -150,6 +151,7 @@ class MCTSAgent:
     def choose_action(self, game: Game) -> Action:
         if game.is_over:
             raise ValueError("choose_action: the game is over, there is no decision to make")
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         root_state = self._public(game)
         legal = root_state.legal_actions()
         self.last_simulations = 0
@@ -158,7 +160,6 @@ class MCTSAgent:
             return legal[0]
         self._baseline = margins(root_state.scores_if_ended_now())
         root = self._root(root_state, legal)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         sims = 0
         while (self.sims is None or sims < self.sims) and (deadline is None or time.perf_counter() < deadline):
             self._simulate(root, root_state.determinize(self._rng))
@@ -177,7 +178,7 @@ class MCTSAgent:
     def _root(self, state: Game, legal: Sequence[Action]) -> _Node:
         """The root with an edge per legal action, best greedy value first, each edge starting with
         ``prior_visits`` virtual visits at that value (the greedy agent's value of the action's best
-        line of the turn; with ``fast`` at PLACE, see :class:`~agents.greedy.GreedyAgent`)."""
+        line of the turn, see :class:`~agents.greedy.GreedyAgent`)."""
         me = state.current_player
         values = self._greedy.action_values(state)
         root = _Node(me, [], state.phase is _PLACE)
