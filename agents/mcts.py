@@ -254,16 +254,28 @@ class MCTSAgent:
         return best
 
     def _leaf_values(self, game: Game) -> list[float]:
-        """Cheap rollout of ``rollout_turns`` turns, then every player's value of the leaf."""
+        """Cheap rollout of ``rollout_turns`` turns, then every player's value of the leaf.
+
+        A leaf inside a turn first ends that turn with PASS / NO_CAPTURE (what the end-now value of
+        a T3/T4 state assumes anyway); then each rollout turn is a uniformly random placement and
+        PASS / NO_CAPTURE.
+        """
         rand = self._random
         turns = self.rollout_turns
+        if turns:
+            _end_turn(game)
         while turns and not game.is_over:
             legal = game.legal_actions()
-            game.apply(legal[rand.randrange(len(legal))])  # PLACE
-            while game.phase is _ACTION or game.phase is _CAPTURE:
-                game.apply(PASS if game.phase is _ACTION else NO_CAPTURE)
+            game.apply(legal[rand.randrange(len(legal))])
+            _end_turn(game)
             turns -= 1
         if self.evaluator is None:
             return squashed_margins(game, self.scale, self._baseline)
         return [self.evaluator(game, p) for p in range(game.num_players)]
 
+
+def _end_turn(game: Game) -> None:
+    """End the current turn without further choices: PASS in T3 (always legal, D25), NO_CAPTURE
+    in T4 (always offered with the targets)."""
+    while game.phase is _ACTION or game.phase is _CAPTURE:
+        game.apply(PASS if game.phase is _ACTION else NO_CAPTURE)
