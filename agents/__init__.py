@@ -11,6 +11,8 @@ Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents 
 
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
+from .greedy import GreedyAgent
+from .mcts import MCTSAgent
 from .spec import AgentSpecError, known_agents, make_agent, register_agent
 
 
@@ -21,12 +23,32 @@ def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
     return make_ppo(seed, path, sample)
 
 
+def _mcts(
+    seed: int,
+    sims: int = 0,
+    seconds: float = 0.0,
+    exploration: float = 0.5,
+    rollout_turns: int = 2,
+    widening: float = 2.0,
+    prior_visits: int = 5,
+) -> MCTSAgent:
+    """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given)."""
+    if not sims and not seconds:
+        sims = 400
+    return MCTSAgent(seed, sims=sims or None, seconds=seconds or None, exploration=exploration,
+                     rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits)
+
+
 register_agent("random", RandomAgent)
+register_agent("greedy", GreedyAgent)
+register_agent("mcts", _mcts)
 register_agent("ppo", _ppo)
 
 __all__ = [
     "AgentSpecError",
     "EngineAgent",
+    "GreedyAgent",
+    "MCTSAgent",
     "Policy",
     "PolicyAgent",
     "RandomAgent",

@@ -1,0 +1,113 @@
+"""Agent benchmarks (not tests): ``python -m agents.bench [greedy|mcts|all] [options]``.
+
+``greedy`` plays greedy-vs-greedy games and times every decision: median and mean milliseconds
+per decision and decisions/s, for the base game and for all expansions (tower + black_tower +
+watchtowers), 2 players.
+
+``mcts`` times MCTS searches of ``--sims`` simulations at the opening (the first decision) and in
+mid-game (a PLACE decision after ``--mid-tiles`` tiles laid by random play), base game and all
+expansions, and prints simulations/s (median over ``--positions`` seeds).
+
+``--profile`` prints the top of a cProfile of the run after the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from carcassonne_env.engine import Game, GameConfig, Phase
+
+from .greedy import GreedyAgent
+from .mcts import MCTSAgent
+
+WORKLOADS = {"base": (), "all expansions": ("tower", "black_tower", "watchtowers")}
+
+
+def greedy_decision_times(config: GameConfig, games: int, fast: bool, seed: int = 0) -> list[float]:
+    """Seconds per decision over ``games`` greedy-vs-greedy games."""
+    times = []
+    for g in range(games):
+        game = Game(config, seed=seed + g)
+        agents = [GreedyAgent(seed=seed + g * 10 + p, fast=fast) for p in range(config.players)]
+        while not game.is_over:
+            start = time.perf_counter()
+            action = agents[game.current_player].choose_action(game)
+            times.append(time.perf_counter() - start)
+            game.apply(action)
+    return times
+
+
+def position(config: GameConfig, seed: int, tiles: int) -> Game:
+    """A PLACE decision after ``tiles`` tiles (start tile included) laid by uniformly random play."""
+    game = Game(config, seed=seed)
+    rng = np.random.default_rng(seed)
+    while not game.is_over and (game.tiles_placed < tiles or game.phase is not Phase.PLACE):
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    if game.is_over:
+        raise ValueError(f"--mid-tiles {tiles}: the game ended before that many tiles were laid")
+    return game
+
+
+def mcts_rate(config: GameConfig, sims: int, tiles: int, positions: int) -> tuple[float, int]:
+    """Median simulations/s over ``positions`` seeds, and the median number of legal actions."""
+    rates, branching = [], []
+    for seed in range(positions):
+        game = position(config, seed, tiles)
+        agent = MCTSAgent(seed=seed, sims=sims)
+        start = time.perf_counter()
+        agent.choose_action(game)
+        rates.append(agent.last_simulations / (time.perf_counter() - start))
+        branching.append(len(game.legal_actions()))
+    return statistics.median(rates), int(statistics.median(branching))
+
+
+def run(args: argparse.Namespace) -> None:
+    for label, expansions in WORKLOADS.items():
+        config = GameConfig(players=2, expansions=expansions)
+        if args.which in ("greedy", "all"):
+            for fast in (False, True):
+                times = greedy_decision_times(config, args.games, fast)
+                name = "greedy:fast=1" if fast else "greedy"
+                print(
+                    f"{name:14} {label:15} {len(times):5d} decisions: median {statistics.median(times) * 1e3:6.2f} ms, "
+                    f"mean {statistics.mean(times) * 1e3:6.2f} ms, {len(times) / sum(times):7.0f} decisions/s"
+                )
+        if args.which in ("mcts", "all"):
+            for stage, tiles in (("opening", 1), ("mid-game", args.mid_tiles)):
+                rate, legal = mcts_rate(config, args.sims, tiles, args.positions)
+                print(f"mcts:sims={args.sims:<5} {label:15} {stage:8} ({legal:3d} legal): {rate:7.0f} simulations/s")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.bench", description=__doc__.split("\n\n")[0],
+        epilog="Figures depend on the machine and its load: compare runs on the same quiet machine.",
+    )
+    parser.add_argument("which", nargs="?", choices=("greedy", "mcts", "all"), default="all", help="what to time")
+    parser.add_argument("--games", type=int, default=3, help="greedy-vs-greedy games per workload (default 3)")
+    parser.add_argument("--sims", type=int, default=1000, help="MCTS simulations per search (default 1000)")
+    parser.add_argument("--positions", type=int, default=3, help="MCTS positions (seeds) per stage (default 3)")
+    parser.add_argument("--mid-tiles", type=int, default=35, help="tiles on the board at mid-game (default 35)")
+    parser.add_argument("--profile", action="store_true", help="print the top of a cProfile of the run")
+    args = parser.parse_args(argv)
+    for name in ("games", "sims", "positions", "mid_tiles"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if not args.profile:
+        run(args)
+        return
+    profile = cProfile.Profile()
+    profile.runcall(run, args)
+    pstats.Stats(profile).sort_stats("tottime").print_stats(20)
+
+
+if __name__ == "__main__":
+    main()

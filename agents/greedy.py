@@ -1,0 +1,111 @@
+"""The greedy agent: one turn of look-ahead over all of its own decisions of the turn.
+
+A turn is a line of decisions by one player: PLACE (T2), then the T3 choice (DEPLOY, FLOOR of any
+colour, TOWER_TOP or PASS, after an optional RANSOM that keeps the T3 decision open, R48), then
+CAPTURE or NO_CAPTURE when a floor has targets (T4). The turn is over when the current player
+changes or the game ends; T5 scoring has then been applied. Every complete line is valued as the
+agent's score minus the best opponent's score *if the game ended now*
+(:func:`~agents.evaluation.end_now_margin`), and the agent plays the first decision of a best line,
+breaking ties uniformly at random from its seeded generator.
+
+Each decision re-searches the rest of the turn from the current state. Values are exact, so the
+later decisions of a turn continue a best line of the earlier search (its value is the maximum
+over its continuations), and only the tie-break may pick a different equally good continuation.
+
+Exact shortcuts, which give the same values as playing the action out:
+
+* PASS and NO_CAPTURE end the turn with the choices made so far, which is what
+  ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game;
+* a FLOOR with no capture target ends the turn with the same scores as PASS, since floors score
+  nothing (R35–R38, R66); a FLOOR with targets opens T4 and is searched.
+
+The search works on ``game.determinize(rng)``: applying a turn's last action draws the next tile,
+and a determinized copy draws it from a reshuffled pile, so nothing about the true pile can reach
+the agent (the values do not depend on that tile anyway).
+
+``fast=True`` prunes the tower look-ahead at PLACE: each placement is valued by its best DEPLOY or
+PASS only; the T3 and T4 decisions themselves are still searched in full when they come.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from carcassonne_env.engine import Action, ActionKind, Game, Phase
+
+from .evaluation import end_now_margin
+
+__all__ = ["GreedyAgent"]
+
+_DEPLOY = ActionKind.DEPLOY
+_FLOOR = ActionKind.FLOOR
+_PASS = ActionKind.PASS
+_NO_CAPTURE = ActionKind.NO_CAPTURE
+
+
+class GreedyAgent:
+    """Engine-level agent: ``choose_action(game)`` returns the first action of a best line of the turn.
+
+    ``seed`` seeds the tie-break and the determinization; the same seed and the same sequence of
+    games give the same actions. ``game`` is never modified.
+    """
+
+    def __init__(self, seed: int = 0, fast: bool = False) -> None:
+        self.fast = bool(fast)
+        self._rng = np.random.default_rng(seed)
+
+    def choose_action(self, game: Game) -> Action:
+        if game.is_over:
+            raise ValueError("choose_action: the game is over, there is no decision to make")
+        state = game.determinize(self._rng)
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        values = self.action_values(state)
+        best = max(values)
+        ties = [a for a, v in zip(legal, values, strict=True) if v == best]
+        return ties[int(self._rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
+
+    def action_values(self, game: Game) -> list[int]:
+        """The value of the best line of the turn that starts with each legal action, in the order
+        of ``game.legal_actions()`` (with ``fast``, PLACE lines end at DEPLOY or PASS)."""
+        me = game.current_player
+        prune = self.fast and game.phase is Phase.PLACE
+        stop = _Stop(game, me)
+        return [self._line_value(game, a, me, stop, prune) for a in game.legal_actions()]
+
+    def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> int:
+        """Best end-of-turn margin over the lines that play ``action`` in ``state``."""
+        kind = action.kind
+        if kind is _PASS or kind is _NO_CAPTURE:
+            return stop.value()
+        after = state.clone()
+        after.apply(action)
+        if after.is_over or after.current_player != me:
+            return stop.value() if kind is _FLOOR else end_now_margin(after, me)
+        return self._best_value(after, me, prune)
+
+    def _best_value(self, state: Game, me: int, prune: bool) -> int:
+        """Best end-of-turn margin from a decision of ``me`` within the turn."""
+        stop = _Stop(state, me)
+        legal = state.legal_actions()
+        if prune:
+            legal = [a for a in legal if a.kind is _DEPLOY or a.kind is _PASS]
+        return max(self._line_value(state, a, me, stop, False) for a in legal)
+
+
+class _Stop:
+    """The value of ending the turn in ``state`` with the choices made so far (PASS or
+    NO_CAPTURE), computed once on first use."""
+
+    __slots__ = ("_game", "_me", "_value")
+
+    def __init__(self, game: Game, me: int) -> None:
+        self._game = game
+        self._me = me
+        self._value: int | None = None
+
+    def value(self) -> int:
+        if self._value is None:
+            self._value = end_now_margin(self._game, self._me)
+        return self._value

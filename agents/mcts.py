@@ -1,0 +1,281 @@
+"""Monte Carlo tree search over determinized games (information-set MCTS with one tree).
+
+Hidden information. The root is :func:`~agents.information.public_state` of the game (a copy made
+from public information only), and every iteration plays on a fresh ``root.determinize(rng)``: the
+same public state with the unseen pile reshuffled, so the search never reads the true pile, its
+result does not depend on the pile's order, and each tile draw is a chance event sampled from the
+tiles left (the distribution of ``Game.chance_outcomes()``).
+
+The tree. A decision node holds the legal actions of one decision point, so the decisions of a
+turn are separate levels: PLACE (T2), then the T3 choice (DEPLOY, FLOOR, TOWER_TOP, PASS, RANSOM),
+then CAPTURE (T4). Each edge (an action) keeps the visits and the summed reward of the player who
+chose it. An action that ends the turn leads to a chance level: one child decision node per tile
+drawn next (keyed by tile id), reached by whichever tile the iteration's determinization draws.
+Within a turn the public state is a function of the actions, and after a draw of the drawn tile
+too, so a node's legal actions are the same in every determinization that reaches it (a closed-loop
+tree over information sets; a tile discarded as unplaceable (R13) is the only public fact a key
+does not carry, and it changes no legal action of that node).
+
+Selection is UCT, ``Q + c·sqrt(ln N / n)`` on the mover's mean reward. The root's actions carry a
+prior: they are ranked by the greedy agent's value (the best line of the turn after the action,
+:class:`~agents.greedy.GreedyAgent`, towers and captures included) and each starts with ``prior_visits``
+virtual visits at that value, so the search leaves the greedy choice only when its simulations
+find a better one. Below the root, new actions are tried in random order. PLACE nodes widen
+progressively: a node visited N times considers only its first ``ceil(widening · N^0.5)``
+actions (at the root, the best by the prior), so a few hundred simulations go to the likelier
+placements rather than one visit to each of ~100.
+
+Leaves. After the tree, ``rollout_turns`` turns are played by a cheap policy (a uniformly random
+placement, then PASS or NO_CAPTURE: no follower is put out at random, which would only add noise
+to the end-now value), then the leaf is valued for every player. The default value is
+``tanh((margin − root margin) / scale)``: the gain in end-now margin (own score minus the best
+opponent's, see :mod:`.evaluation`) since the root, squashed into (−1, 1); centring on the root
+keeps a player far ahead or behind in the range where moves still differ. A custom
+``evaluator(game, player) -> float`` in [−1, 1] may replace it (uncentred).
+The move played is the most visited root action (random tie-break).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from carcassonne_env.engine import Action, Game, Phase
+from carcassonne_env.engine.actions import NO_CAPTURE, PASS
+
+from .evaluation import Evaluator, margins, squashed_margins
+from .greedy import GreedyAgent
+from .information import public_state
+
+__all__ = ["MCTSAgent"]
+
+_PLACE = Phase.PLACE
+_ACTION = Phase.ACTION
+_CAPTURE = Phase.CAPTURE
+
+
+class _Edge:
+    """An action of a decision node: visits, the mover's summed reward, and what follows it."""
+
+    __slots__ = ("action", "child", "outcomes", "total", "visits")
+
+    def __init__(self, action: Action) -> None:
+        self.action = action
+        self.visits = 0
+        self.total = 0.0
+        #: The next decision of the same turn, if the action does not end the turn.
+        self.child: _Node | None = None
+        #: Tile id drawn next → the decision node after the draw (for an action that ends the turn).
+        self.outcomes: dict[str, _Node] | None = None
+
+
+class _Node:
+    """A decision point: the player to move, its untried actions and its expanded edges."""
+
+    __slots__ = ("edges", "is_place", "player", "untried", "visits")
+
+    def __init__(self, player: int, untried: list[Action], is_place: bool) -> None:
+        self.player = player
+        self.untried = untried
+        self.is_place = is_place
+        self.edges: list[_Edge] = []
+        self.visits = 0
+
+
+class MCTSAgent:
+    """Engine-level agent searching ``sims`` simulations (or ``seconds`` of search) per decision.
+
+    Parameters: ``seed`` (determinizations, tie-breaks and rollouts: with a ``sims`` budget the same
+    seed and the same sequence of games give the same actions; a ``seconds`` budget also depends on
+    the machine's speed), ``sims`` and/or ``seconds`` (the budget, the root's greedy prior
+    included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
+    before the leaf evaluation), ``scale`` (points of margin gain that the default value maps to
+    tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient of PLACE nodes; 0 turns it
+    off), ``prior_visits`` (virtual visits of the greedy prior at the root; 0: ranking only),
+    ``evaluator`` (a custom leaf value, replacing the end-now margin). ``game`` is never modified.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        sims: int | None = 400,
+        seconds: float | None = None,
+        *,
+        exploration: float = 0.5,
+        rollout_turns: int = 2,
+        scale: float = 10.0,
+        widening: float = 2.0,
+        prior_visits: int = 5,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        if sims is None and seconds is None:
+            raise ValueError("MCTSAgent: give a budget, sims or seconds (or both)")
+        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
+            raise ValueError(f"MCTSAgent: sims must be a positive int, got {sims!r}")
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"MCTSAgent: seconds must be > 0, got {seconds!r}")
+        if not exploration >= 0:
+            raise ValueError(f"MCTSAgent: exploration must be >= 0, got {exploration!r}")
+        if isinstance(rollout_turns, bool) or not isinstance(rollout_turns, int) or rollout_turns < 0:
+            raise ValueError(f"MCTSAgent: rollout_turns must be an int >= 0, got {rollout_turns!r}")
+        if not scale > 0:
+            raise ValueError(f"MCTSAgent: scale must be > 0, got {scale!r}")
+        if not widening >= 0:
+            raise ValueError(f"MCTSAgent: widening must be >= 0, got {widening!r}")
+        if isinstance(prior_visits, bool) or not isinstance(prior_visits, int) or prior_visits < 0:
+            raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
+        self.sims = sims
+        self.seconds = seconds
+        self.exploration = float(exploration)
+        self.rollout_turns = rollout_turns
+        self.scale = float(scale)
+        self.widening = float(widening)
+        self.prior_visits = prior_visits
+        self.evaluator = evaluator
+        self._rng = np.random.default_rng(seed)
+        self._random = random.Random(int(self._rng.integers(2**63)))
+        #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
+        self._greedy = GreedyAgent(seed=seed)
+        #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
+        self.last_simulations = 0
+        #: Simulations through each root action in the last ``choose_action`` (a policy target).
+        self.last_root_visits: dict[Action, int] = {}
+        #: Every player's end-now margin at the root of the current search (the reward's zero).
+        self._baseline: list[int] = []
+
+    # ------------------------------------------------------------------ the decision
+    def choose_action(self, game: Game) -> Action:
+        if game.is_over:
+            raise ValueError("choose_action: the game is over, there is no decision to make")
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        root_state = self._public(game)
+        legal = root_state.legal_actions()
+        self.last_simulations = 0
+        self.last_root_visits = {}
+        if len(legal) == 1:
+            return legal[0]
+        self._baseline = margins(root_state.scores_if_ended_now())
+        root = self._root(root_state, legal)
+        sims = 0
+        while (self.sims is None or sims < self.sims) and (deadline is None or time.perf_counter() < deadline):
+            self._simulate(root, root_state.determinize(self._rng))
+            sims += 1
+        self.last_simulations = sims
+        self.last_root_visits = {e.action: e.visits - self.prior_visits for e in root.edges}
+        most = max(e.visits for e in root.edges)
+        best = [e.action for e in root.edges if e.visits == most]
+        return best[self._random.randrange(len(best))] if len(best) > 1 else best[0]
+
+    def _public(self, game: Game) -> Game:
+        """The root of the search: a copy of ``game`` made from its public state only, which every
+        simulation then determinizes."""
+        return public_state(game)
+
+    def _root(self, state: Game, legal: Sequence[Action]) -> _Node:
+        """The root with an edge per legal action, best greedy value first, each edge starting with
+        ``prior_visits`` virtual visits at that value (the greedy agent's value of the action's best
+        line of the turn, see :class:`~agents.greedy.GreedyAgent`)."""
+        me = state.current_player
+        values = self._greedy.action_values(state)
+        root = _Node(me, [], state.phase is _PLACE)
+        ranked = sorted(zip(values, [self._random.random() for _ in legal], legal, strict=True), reverse=True)
+        base = self._baseline[me]
+        for value, _, action in ranked:
+            edge = _Edge(action)
+            edge.visits = self.prior_visits
+            edge.total = self.prior_visits * math.tanh((value - base) / self.scale)
+            root.edges.append(edge)
+        return root
+
+    # ------------------------------------------------------------------ one simulation
+    def _simulate(self, root: _Node, game: Game) -> None:
+        """Select and expand down the tree on ``game`` (a determinization), roll out, back up."""
+        path: list[tuple[int, _Edge]] = []
+        node = root
+        while True:
+            node.visits += 1
+            edge = self._select(node)
+            path.append((node.player, edge))
+            game.apply(edge.action)
+            if edge.visits == 0 or game.is_over:
+                break  # a new edge: its leaf is valued now, its node is made on the next visit
+            if game.phase is _PLACE:  # the turn ended and the next tile was drawn: a chance level
+                if edge.outcomes is None:
+                    edge.outcomes = {}
+                tile = game.current_tile
+                assert tile is not None
+                nxt = edge.outcomes.get(tile.id)
+                if nxt is None:
+                    edge.outcomes[tile.id] = self._new_node(game)
+                    break  # first draw of this tile after this action: a new leaf
+            else:
+                nxt = edge.child
+                if nxt is None:
+                    nxt = edge.child = self._new_node(game)
+            node = nxt
+        rewards = self._leaf_values(game)
+        for player, e in path:
+            e.visits += 1
+            e.total += rewards[player]
+
+    def _new_node(self, game: Game) -> _Node:
+        return _Node(game.current_player, list(game.legal_actions()), game.phase is _PLACE)
+
+    def _select(self, node: _Node) -> _Edge:
+        """An untried action while the widening allows one, else the UCT-best edge among the first
+        ``ceil(widening · sqrt(N))`` edges of a PLACE node (all edges of the other nodes)."""
+        edges = node.edges
+        untried = node.untried
+        limit = len(edges) + len(untried)
+        if node.is_place and self.widening:
+            limit = min(limit, math.ceil(self.widening * math.sqrt(node.visits)))
+        if untried and len(edges) < limit:
+            i = self._random.randrange(len(untried))  # a random untried action, swapped out in O(1)
+            untried[i], untried[-1] = untried[-1], untried[i]
+            edge = _Edge(untried.pop())
+            edges.append(edge)
+            return edge
+        log_n = math.log(node.visits)
+        c = self.exploration
+        sqrt = math.sqrt
+        best = edges[0]
+        best_score = -math.inf
+        for e in edges if limit >= len(edges) else edges[:limit]:
+            n = e.visits
+            if n == 0:
+                return e
+            score = e.total / n + c * sqrt(log_n / n)
+            if score > best_score:
+                best, best_score = e, score
+        return best
+
+    def _leaf_values(self, game: Game) -> list[float]:
+        """Cheap rollout of ``rollout_turns`` turns, then every player's value of the leaf.
+
+        A leaf inside a turn first ends that turn with PASS / NO_CAPTURE (what the end-now value of
+        a T3/T4 state assumes anyway); then each rollout turn is a uniformly random placement and
+        PASS / NO_CAPTURE.
+        """
+        rand = self._random
+        turns = self.rollout_turns
+        if turns:
+            _end_turn(game)
+        while turns and not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rand.randrange(len(legal))])
+            _end_turn(game)
+            turns -= 1
+        if self.evaluator is None:
+            return squashed_margins(game, self.scale, self._baseline)
+        return [self.evaluator(game, p) for p in range(game.num_players)]
+
+
+def _end_turn(game: Game) -> None:
+    """End the current turn without further choices: PASS in T3 (always legal, D25), NO_CAPTURE
+    in T4 (always offered with the targets)."""
+    while game.phase is _ACTION or game.phase is _CAPTURE:
+        game.apply(PASS if game.phase is _ACTION else NO_CAPTURE)
