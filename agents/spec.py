@@ -150,7 +150,12 @@ def _call_factory(name: str, factory: Callable[..., EngineAgent], text: str, see
             args.append(converted)
         else:
             kwargs[key] = converted
-    return factory(seed, *args, **kwargs)
+    try:
+        return factory(seed, *args, **kwargs)
+    except AgentSpecError:
+        raise
+    except (ValueError, TypeError, OSError) as e:  # the agent refused its options (a bad budget, a missing file)
+        raise AgentSpecError(f"{name}: {e}") from None
 
 
 def _convert(name: str, key: str, value: str, annotation: Any, default: Any) -> Any:
