@@ -158,7 +158,7 @@ class raw_env(CarcassonneAEC, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[game.current_player]
-        self._scores = game.scores
+        self._scores = self._shaping_scores(game)
         self._new_decision()
 
     def observe(self, agent: str) -> ObsDict:
@@ -210,6 +210,12 @@ class raw_env(CarcassonneAEC, EzPickle):
             raise IllegalActionError(f"{agent} played illegal action {action}: {exc}") from None
         self._applied(agent)
 
+    def _shaping_scores(self, game: Game) -> tuple[int, ...]:
+        """The scores whose changes the shaping reward pays (option ``shaping_scores``)."""
+        if self.options.shaping and self.options.shaping_scores == "end_now":
+            return game.scores_if_ended_now()
+        return game.scores
+
     def _applied(self, agent: str) -> None:
         """Bookkeeping after ``agent``'s action was applied to the game: rewards, infos, next agent."""
         game = self.game
@@ -218,9 +224,10 @@ class raw_env(CarcassonneAEC, EzPickle):
         self.infos = {a: {} for a in self.agents}
         scores = game.scores
         rewards = [0.0] * game.num_players
-        if self.options.shaping and scores != self._scores:
-            rewards = shaping_rewards(self._scores, scores, self.options.shaping)
-        self._scores = scores
+        shaped = self._shaping_scores(game)
+        if self.options.shaping and shaped != self._scores:
+            rewards = shaping_rewards(self._scores, shaped, self.options.shaping)
+        self._scores = shaped
         if game.is_over:
             rewards = [r + t for r, t in zip(rewards, terminal_rewards(scores, self.options.reward), strict=True)]
             self.terminations = dict.fromkeys(self.agents, True)

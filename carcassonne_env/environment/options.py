@@ -10,6 +10,9 @@ option      default         meaning
 window      31              board window W (cells per side), MIN_WINDOW ≤ W ≤ MAX_WINDOW; docs/env.md
 reward      ``"win_loss"``  terminal reward: ``"win_loss"`` (+1/−1/0) or ``"score_diff"``
 shaping     0.0             weight of the per-step score-delta shaping reward (0 = off)
+shaping_    ``"current"``   the scores whose changes shaping pays: ``"current"`` (points scored) or
+scores                      ``"end_now"`` (``Game.scores_if_ended_now()``: a potential-based shaping
+                            that also values incomplete features, farmers and followers in place)
 ==========  ==============  =====================================================================
 """
 
@@ -22,7 +25,17 @@ from typing import Any, Literal
 from ..engine import ConfigError, GameConfig
 from ..engine.config import as_int
 
-__all__ = ["DEFAULT_WINDOW", "MAX_WINDOW", "MIN_WINDOW", "REWARD_MODES", "EnvOptions", "RewardMode", "split_config"]
+__all__ = [
+    "DEFAULT_WINDOW",
+    "MAX_WINDOW",
+    "MIN_WINDOW",
+    "REWARD_MODES",
+    "SHAPING_SCORES",
+    "EnvOptions",
+    "RewardMode",
+    "ShapingScores",
+    "split_config",
+]
 
 #: Default board window: the measured worst case of 10,000 random games (29) plus one cell of margin
 #: on every side (docs/env.md).
@@ -35,6 +48,8 @@ MIN_WINDOW = 11
 MAX_WINDOW = 105
 RewardMode = Literal["win_loss", "score_diff"]
 REWARD_MODES: tuple[RewardMode, ...] = ("win_loss", "score_diff")
+ShapingScores = Literal["current", "end_now"]
+SHAPING_SCORES: tuple[ShapingScores, ...] = ("current", "end_now")
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,7 @@ class EnvOptions:
     window: int = DEFAULT_WINDOW
     reward: RewardMode = "win_loss"
     shaping: float = 0.0
+    shaping_scores: ShapingScores = "current"
 
     def __post_init__(self) -> None:
         window = as_int(self.window)
@@ -55,6 +71,9 @@ class EnvOptions:
         shaping = self.shaping
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not math.isfinite(shaping):
             raise ConfigError("shaping", f"must be a finite number, got {self.shaping!r}")
+        if self.shaping_scores not in SHAPING_SCORES:
+            raise ConfigError("shaping_scores", f"must be one of {', '.join(SHAPING_SCORES)}, "
+                              f"got {self.shaping_scores!r}")
 
 
 _OPTION_NAMES = frozenset(f.name for f in fields(EnvOptions))
