@@ -1,0 +1,101 @@
+"""Self-play training end to end through its command line: a few hundred steps with the greedy warm
+start, evaluation and checkpoints; the checkpoint plays as an agent; ``--resume`` continues the step
+count. No strength or speed is asserted here (those are figures of the project's commands)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent
+from carcassonne_env.engine import GameConfig
+from training.match import play_match
+
+TINY = [
+    "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
+    "--imitation-decisions", "30", "--imitation-epochs", "1",
+    "--eval-seeds", "1", "--eval-opponents", "random", "--eval-workers", "1",
+    "--checkpoint-every", "128", "--threads", "1", "--no-progress",
+]
+
+
+def _train(out: Path, steps: int, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "training.selfplay", "quick", "--out", str(out), "--total-steps", str(steps),
+           *TINY, *extra]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env,
+                          cwd=Path(__file__).resolve().parents[1])
+
+
+def test_training_writes_a_checkpoint_that_plays_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = _train(out, 256)
+    assert first.returncode == 0, first.stderr[-3000:]
+    for name in ("final.zip", "checkpoint.zip", "state.json", "evaluations.csv", "learning_curve.png",
+                 "imitation.json"):
+        assert (out / name).is_file(), name
+    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    state = json.loads((out / "state.json").read_text())
+    assert state["num_timesteps"] == 256
+    assert [e["step"] for e in state["evaluations"]] == [256]
+    imitation = json.loads((out / "imitation.json").read_text())
+    assert imitation["decisions"] >= 30
+
+    # The checkpoint is an agent (spec ppo:PATH) that plays whole games with legal actions only
+    # (the match runner refuses an illegal one), in both seats.
+    spec = f"ppo:{out / 'final.zip'}"
+    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    for seats in ((spec, "random"), ("random", spec)):
+        result = play_match(config, seats, seed=3)
+        assert result.record.replay().scores == result.scores
+
+    # Resume continues the step count, the evaluation history and the TensorBoard run.
+    again = _train(out, 384, "--resume")
+    assert again.returncode == 0, again.stderr[-3000:]
+    state = json.loads((out / "state.json").read_text())
+    assert state["num_timesteps"] == 384
+    assert [e["step"] for e in state["evaluations"]] == [256, 384]
+
+
+def test_a_second_run_into_the_same_directory_needs_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "checkpoint.zip").write_bytes(b"")
+    (out / "state.json").write_text("{}")
+    result = _train(out, 128)
+    assert result.returncode != 0
+    assert "pass --resume" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    result = _train(tmp_path / "empty", 128, "--resume")
+    assert result.returncode != 0
+    assert "no checkpoint" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_explains_the_presets_and_settings() -> None:
+    result = subprocess.run([sys.executable, "-m", "training.selfplay", "--help"], capture_output=True, text=True,
+                            timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 0
+    assert "quick" in result.stdout and "full" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "training.selfplay", "quick", "--help"], capture_output=True,
+                            text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert "--total-steps" in result.stdout and "--imitation-decisions" in result.stdout
+
+
+def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    from agents.ppo import resolve_checkpoint
+
+    with pytest.raises(FileNotFoundError, match="no MaskablePPO checkpoint"):
+        resolve_checkpoint(tmp_path / "missing.zip")
+    with pytest.raises(ValueError, match="no MaskablePPO checkpoint"):
+        make_agent(f"ppo:{tmp_path / 'missing.zip'}", seed=0)

@@ -1,0 +1,369 @@
+"""Self-play training with MaskablePPO on carcassonne_v0 — one readable file, cleanrl-style.
+
+    python -m training.selfplay quick                       # ≤ 5 minutes on 2 cores
+    python -m training.selfplay full --out runs/full        # hours (the pretrained agent)
+    python -m training.selfplay quick --total-steps 50000   # any setting can be overridden
+    python -m training.selfplay full --out runs/full --resume
+
+What happens, in order:
+
+1. **Warm start by imitation** (``imitation_decisions`` > 0): the greedy agent's decisions are
+   cloned into the policy and its outcomes into the value head (:mod:`training.imitation`). PPO from
+   scratch learns to beat random but not greedy; this starts it from greedy-like play.
+2. **PPO** (sb3-contrib MaskablePPO, always masked) over the single-agent view
+   (:class:`~carcassonne_env.environment.SingleAgentEnv`) with the learner's seat drawn every
+   episode, ``n_envs`` envs, the board network of :mod:`training.network`. The other seats are
+   drawn from the opponent pool (:mod:`training.pool`: random, greedy, frozen snapshots) for every
+   env at the start of every rollout. Reward: win/loss, plus optional score-difference shaping.
+3. **Evaluation** every ``eval_every`` steps with the tournament runner: a gauntlet of the current
+   snapshot against random, greedy and the pool's best on ``eval_seeds`` paired seeds (every seat
+   on the same tiles), logged to TensorBoard (``eval/…``) next to SB3's training curves and to
+   ``evaluations.csv``. A snapshot that scores ≥ 0.5 + ``promotion_margin`` against the best is
+   promoted into the pool.
+4. **Checkpoints** every ``checkpoint_every`` steps (``checkpoint.zip`` + ``state.json``);
+   ``--resume`` continues from them with the same step count, pool and evaluation history.
+   The final model is ``final.zip`` (agent spec ``ppo:OUT/final.zip``) and ``learning_curve.png``
+   plots the evaluations.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents.spec import make_agent
+from training.pool import OpponentPool
+from training.threads import free_cores
+
+__all__ = ["PRESETS", "Settings", "train"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of a self-play run (each one is a command-line flag)."""
+
+    out: str = "runs/quick"
+    """Output directory: checkpoints, snapshots, TensorBoard logs, evaluations, plots."""
+    seed: int = 0
+    """Seeds the model, the envs, the opponent draws and the demonstrations."""
+    players: int = 2
+    """Players per game (2–6); the learner takes one seat, drawn every episode."""
+    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    """Expansions in play (the 2-player tower variant by default)."""
+    total_steps: int = 20_000
+    """Learner decisions (env steps) of PPO in total, counting all envs; resume continues to it."""
+    n_envs: int = 2
+    """Parallel envs."""
+    subprocess_envs: bool = False
+    """Run the envs in worker processes (SubprocVecEnv): worth it from ~4 free cores."""
+    n_steps: int = 512
+    """Steps per env per rollout."""
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    shaping: float = 0.01
+    """Weight of the per-step shaping reward (0 = win/loss only)."""
+    shaping_scores: Literal["current", "end_now"] = "end_now"
+    """Shaping pays changes of the scores if the game ended now (potential-based) or of the current scores."""
+    imitation_decisions: int = 2_000
+    """Greedy decisions cloned before PPO (0 = no warm start)."""
+    imitation_epochs: int = 3
+    imitation_learning_rate: float = 1e-3
+    imitation_workers: int = 1
+    """Processes that play the greedy demonstrations."""
+    fixed_opponents: tuple[str, ...] = ("random", "greedy")
+    """Agent specs always in the pool."""
+    fixed_weights: tuple[float, ...] = (1.0, 1.0)
+    """Relative draw weights of the fixed opponents."""
+    snapshot_share: float = 0.3
+    """Probability of drawing a promoted snapshot (when there is one) instead of a fixed opponent."""
+    promotion_margin: float = 0.05
+    """A snapshot joins the pool when it scores ≥ 0.5 + margin against the pool's best."""
+    max_snapshots: int = 5
+    eval_every: int = 0
+    """Steps between evaluations (0 = only at the end)."""
+    eval_seeds: int = 50
+    """Tile orders per evaluation opponent; each is played in every seat rotation."""
+    eval_opponents: tuple[str, ...] = ("random", "greedy")
+    eval_workers: int = 2
+    checkpoint_every: int = 10_000
+    threads: int = 0
+    """torch threads (0 = choose from the free cores)."""
+    device: str = "auto"
+    """torch device for PPO: "cpu", "cuda" or "auto"."""
+    max_minutes: float = 0.0
+    """Stop PPO after this many minutes of this invocation (0 = no limit); the run stays resumable."""
+    resume: bool = False
+    """Continue the run in ``out`` from its last checkpoint."""
+    progress: bool = True
+    """Show progress bars."""
+
+    def env_kwargs(self) -> dict[str, Any]:
+        return {"players": self.players, "expansions": self.expansions, "shaping": self.shaping,
+                "shaping_scores": self.shaping_scores}
+
+
+PRESETS: dict[str, tuple[str, Settings]] = {
+    "quick": ("≤ 5 minutes on 2 CPU cores: imitation of greedy, then 20k PPO steps against random and greedy.",
+              Settings()),
+    "full": ("The pretrained agent (hours; best on many cores, `--device cuda` if there is a GPU): longer "
+             "imitation, 2M PPO steps, a pool of promoted snapshots, evaluations every 100k steps.",
+             Settings(out="runs/full", total_steps=2_000_000, n_envs=8, subprocess_envs=True, n_steps=1024,
+                      batch_size=1024, imitation_decisions=40_000, imitation_epochs=6, eval_every=100_000,
+                      eval_seeds=100, eval_workers=4, checkpoint_every=50_000, snapshot_share=0.4,
+                      fixed_weights=(1.0, 2.0))),
+}
+
+
+# ------------------------------------------------------------------------------------------ opponents
+class SpecOpponent:
+    """An engine-level opponent built from its agent spec on first use, in whichever process plays
+    it: only the spec and the seed are pickled (SubprocVecEnv sends it through ``env_method``)."""
+
+    def __init__(self, spec: str, seed: int) -> None:
+        self.spec = spec
+        self.seed = seed
+        self._agent: Any = None
+
+    def choose_action(self, game: Any) -> Any:
+        if self._agent is None:
+            self._agent = make_agent(self.spec, seed=self.seed)
+        return self._agent.choose_action(game)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "seed": self.seed, "_agent": None}
+
+
+# ------------------------------------------------------------------------------------------ the run
+def train(s: Settings) -> Path:
+    """Run (or resume) the self-play training described by ``s``; returns the final model's path."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from carcassonne_env.environment import SingleAgentEnv
+    from training.network import CarcassonnePolicy, ppo_kwargs
+
+    started = time.time()
+    out = Path(s.out)
+    state_path = out / "state.json"
+    checkpoint = out / "checkpoint.zip"
+    if s.resume:
+        if not (state_path.exists() and checkpoint.exists()):
+            raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json)")
+        saved = json.loads(state_path.read_text())
+        s = replace(s, **{k: v for k, v in saved["settings"].items() if k in _RUN_DEFINING})
+    elif checkpoint.exists():
+        raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(s.threads or min(2, free_cores()))
+
+    def make_env(rank: int) -> Any:
+        def build() -> Any:
+            env = SingleAgentEnv(seat=None, **s.env_kwargs())
+            env.reset(seed=s.seed * 1000 + rank)
+            return Monitor(env)
+        return build
+
+    vec_cls = SubprocVecEnv if s.subprocess_envs else DummyVecEnv
+    venv = vec_cls([make_env(i) for i in range(s.n_envs)])
+    if s.resume:
+        model = MaskablePPO.load(checkpoint, env=venv, device=s.device)
+        pool = OpponentPool.from_dict(saved["pool"])
+        evaluations: list[dict[str, Any]] = saved["evaluations"]
+        rng = np.random.default_rng()
+        rng.bit_generator.state = saved["rng"]
+    else:
+        model = MaskablePPO(
+            CarcassonnePolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
+            learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, ent_coef=s.ent_coef,
+            clip_range=s.clip_range, seed=s.seed, device=s.device, tensorboard_log=str(out / "tensorboard"),
+            **ppo_kwargs(),
+        )
+        pool = OpponentPool(fixed=list(s.fixed_opponents), fixed_weights=list(s.fixed_weights),
+                            best=s.fixed_opponents[-1], snapshot_share=s.snapshot_share,
+                            margin=s.promotion_margin, max_snapshots=s.max_snapshots)
+        evaluations = []
+        rng = np.random.default_rng(s.seed)
+        if s.imitation_decisions:
+            _warm_start(model, s, out)
+
+    def save_state() -> None:
+        model.save(checkpoint)
+        state_path.write_text(json.dumps({
+            "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations,
+            "rng": rng.bit_generator.state, "num_timesteps": model.num_timesteps,
+        }, indent=1))
+
+    def evaluate() -> None:
+        snapshot = out / "snapshots" / f"{model.num_timesteps:09d}.zip"
+        snapshot.parent.mkdir(exist_ok=True)
+        model.save(snapshot)
+        spec = f"ppo:{snapshot}"
+        opponents = list(dict.fromkeys([*s.eval_opponents, pool.best]))
+        results = _gauntlet(spec, opponents, s, out / "evaluations" / snapshot.stem)
+        row: dict[str, Any] = {"step": model.num_timesteps, "time": time.time()}
+        for opponent, stats in results.items():
+            name = _short(opponent)
+            row[f"score_vs_{name}"] = stats.score
+            row[f"win_rate_vs_{name}"] = stats.win_rate
+            row[f"win_low_vs_{name}"], row[f"win_high_vs_{name}"] = stats.win_ci
+            row[f"margin_vs_{name}"] = stats.margin
+            model.logger.record(f"eval/win_rate_vs_{name}", stats.win_rate)
+            model.logger.record(f"eval/win_ci_low_vs_{name}", stats.win_ci[0])
+            model.logger.record(f"eval/margin_vs_{name}", stats.margin)
+        promoted = pool.consider(spec, results[pool.best].score)
+        row["promoted"] = promoted
+        model.logger.record("eval/promoted", int(promoted))
+        model.logger.record("eval/pool_size", len(pool.snapshots))
+        evaluations.append(row)
+        _write_evaluations(evaluations, out)
+
+    class SelfPlayCallback(BaseCallback):  # type: ignore[misc]
+        """Draws each env's opponent per rollout; evaluates and checkpoints on schedule."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = _next_multiple(model.num_timesteps, s.eval_every)
+            self.next_checkpoint = _next_multiple(model.num_timesteps, s.checkpoint_every)
+
+        def _on_rollout_start(self) -> None:
+            for i in range(s.n_envs):
+                opponent = SpecOpponent(pool.sample(rng), seed=int(rng.integers(2**31)))
+                self.training_env.env_method("set_opponents", opponent, indices=[i])
+
+        def _on_step(self) -> bool:
+            return not (s.max_minutes and time.time() - started > 60 * s.max_minutes)
+
+        def _on_rollout_end(self) -> None:
+            steps = self.model.num_timesteps
+            if s.eval_every and steps >= self.next_eval:
+                evaluate()
+                self.next_eval = _next_multiple(steps, s.eval_every)
+            if steps >= self.next_checkpoint:
+                save_state()
+                self.next_checkpoint = _next_multiple(steps, s.checkpoint_every)
+
+    remaining = s.total_steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(total_timesteps=remaining, callback=SelfPlayCallback(), reset_num_timesteps=False,
+                    progress_bar=s.progress, tb_log_name="ppo")
+    if not evaluations or evaluations[-1]["step"] != model.num_timesteps:
+        evaluate()
+    save_state()
+    final = out / "final.zip"
+    model.save(final)
+    _plot_learning_curve(evaluations, out / "learning_curve.png")
+    venv.close()
+    return final
+
+
+#: Settings a resumed run takes from its saved state rather than from the command line.
+_RUN_DEFINING = (
+    "seed", "players", "expansions", "n_envs", "n_steps", "batch_size", "gamma", "shaping", "shaping_scores",
+)
+
+
+def _next_multiple(step: int, every: int) -> int:
+    return (step // every + 1) * every if every else 2**62
+
+
+def _short(spec: str) -> str:
+    return "best" if spec.startswith("ppo:") else spec.split(":")[0]
+
+
+def _warm_start(model: Any, s: Settings, out: Path) -> None:
+    """Clone greedy's play into the policy before PPO (module docstring, step 1)."""
+    from tqdm import tqdm
+
+    from training.imitation import clone_behaviour, collect, collect_parallel
+
+    env_kwargs = {k: v for k, v in s.env_kwargs().items() if not k.startswith("shaping")}
+    if s.imitation_workers > 1:
+        print(f"playing {s.imitation_decisions} greedy demonstrations in {s.imitation_workers} processes")
+        demos = collect_parallel(env_kwargs, s.imitation_decisions, s.seed, s.imitation_workers)
+    else:
+        with tqdm(total=s.imitation_decisions, desc="greedy demonstrations", unit="decision",
+                  disable=not s.progress) as bar:
+            demos = collect(env_kwargs, s.imitation_decisions, s.seed,
+                            make_agent=lambda spec, seed: make_agent(spec, seed=seed), progress=bar.update)
+    history = clone_behaviour(model.policy, demos, epochs=s.imitation_epochs, batch_size=s.batch_size,
+                              learning_rate=s.imitation_learning_rate, seed=s.seed)
+    (out / "imitation.json").write_text(json.dumps({"decisions": len(demos), "epochs": history}, indent=1))
+    for epoch, h in enumerate(history):
+        print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with greedy {h['accuracy']:.1%}")
+
+
+def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, Any]:
+    """Pair statistics of ``spec`` against each of ``field`` (tournament runner, paired seeds)."""
+    from training.ratings import head_to_heads, pair_stats
+    from training.tournament import Settings as TournamentSettings
+    from training.tournament import load_games, run
+
+    config = {"players": s.players, "expansions": list(s.expansions)}
+    from carcassonne_env.engine import GameConfig
+
+    settings = TournamentSettings(agents=(spec, *field), mode="gauntlet", seeds=s.eval_seeds, first_seed=10**6,
+                                  config=GameConfig.from_dict(config).to_dict())
+    run(settings, out, workers=s.eval_workers, progress=s.progress)
+    h2h = head_to_heads(load_games(out), [spec, *field])
+    return {opponent: pair_stats(h2h, spec, opponent) for opponent in field}
+
+
+def _write_evaluations(rows: list[dict[str, Any]], out: Path) -> None:
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    with (out / "evaluations.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _plot_learning_curve(rows: list[dict[str, Any]], path: Path) -> None:
+    """Win rate (Wilson 95 % interval) against each evaluation opponent over training steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = sorted({k[len("win_rate_vs_"):] for row in rows for k in row if k.startswith("win_rate_vs_")})
+    for name in names:
+        pts = [(r["step"], r[f"win_rate_vs_{name}"], r[f"win_low_vs_{name}"], r[f"win_high_vs_{name}"])
+               for r in rows if f"win_rate_vs_{name}" in r]
+        steps, rate, low, high = (np.array(v, dtype=float) for v in zip(*pts, strict=True))
+        ax.errorbar(steps, rate, yerr=[rate - low, high - rate], marker="o", capsize=3, label=f"vs {name}")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (95 % Wilson interval)")
+    ax.set_title("Self-play MaskablePPO: evaluation on paired seeds")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import tyro
+
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog="python -m training.selfplay",
+                                                  description=__doc__.split("\n\n")[0])
+    start = time.time()
+    final = train(settings)
+    print(f"trained in {time.time() - start:.0f} s: {final} (agent spec ppo:{final})")
+
+
+if __name__ == "__main__":
+    main()
