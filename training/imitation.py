@@ -184,8 +184,8 @@ def clone_behaviour(
             optimiser.step()
             with torch.no_grad():
                 predicted = dist.mode()
-            totals["bc_loss"] += float(bc_loss)
-            totals["value_loss"] += float(value_loss)
+            totals["bc_loss"] += float(bc_loss.detach())
+            totals["value_loss"] += float(value_loss.detach())
             totals["accuracy"] += float((predicted == actions).float().mean())
             batches += 1
         history.append({k: v / max(1, batches) for k, v in totals.items()})
