@@ -152,12 +152,12 @@ class MCTSAgent:
         if game.is_over:
             raise ValueError("choose_action: the game is over, there is no decision to make")
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        root_state = self._public(game)
-        legal = root_state.legal_actions()
         self.last_simulations = 0
         self.last_root_visits = {}
-        if len(legal) == 1:
-            return legal[0]
+        if len(game.legal_actions()) == 1:
+            return game.legal_actions()[0]
+        root_state = self._public(game)
+        legal = root_state.legal_actions()
         self._baseline = margins(root_state.scores_if_ended_now())
         root = self._root(root_state, legal)
         sims = 0
