@@ -117,16 +117,13 @@ class MCTSAgent:
             raise ValueError("MCTSAgent: give a budget, sims or seconds (or both)")
         if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
             raise ValueError(f"MCTSAgent: sims must be a positive int, got {sims!r}")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"MCTSAgent: seconds must be > 0, got {seconds!r}")
-        if not exploration >= 0:
-            raise ValueError(f"MCTSAgent: exploration must be >= 0, got {exploration!r}")
+        if seconds is not None:
+            _check_number("seconds", seconds, positive=True)
+        _check_number("exploration", exploration)
         if isinstance(rollout_turns, bool) or not isinstance(rollout_turns, int) or rollout_turns < 0:
             raise ValueError(f"MCTSAgent: rollout_turns must be an int >= 0, got {rollout_turns!r}")
-        if not scale > 0:
-            raise ValueError(f"MCTSAgent: scale must be > 0, got {scale!r}")
-        if not widening >= 0:
-            raise ValueError(f"MCTSAgent: widening must be >= 0, got {widening!r}")
+        _check_number("scale", scale, positive=True)
+        _check_number("widening", widening)
         if isinstance(prior_visits, bool) or not isinstance(prior_visits, int) or prior_visits < 0:
             raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
         self.sims = sims
@@ -294,3 +291,10 @@ def _end_turn(game: Game) -> None:
 
 def _is_floor(action: Action) -> bool:
     return action.kind is ActionKind.FLOOR
+
+
+def _check_number(name: str, value: object, positive: bool = False) -> None:
+    """A real number ``> 0`` (``positive``) or ``>= 0``, else a ValueError naming the option."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or (value <= 0 if positive else value < 0):  # type: ignore[operator]
+        raise ValueError(f"MCTSAgent: {name} must be a number {'>' if positive else '>='} 0, got {value!r}")
