@@ -51,6 +51,8 @@ class GreedyAgent:
     """
 
     def __init__(self, seed: int = 0, fast: bool = False) -> None:
+        if fast not in (True, False):  # also refuses strings such as "0", which bool() would take as True
+            raise ValueError(f"GreedyAgent: fast must be a bool (or 0/1), got {fast!r}")
         self.fast = bool(fast)
         self._rng = np.random.default_rng(seed)
 

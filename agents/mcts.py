@@ -20,10 +20,11 @@ Selection is UCT, ``Q + c·sqrt(ln N / n)`` on the mover's mean reward. The root
 prior: they are ranked by the greedy agent's value (the best line of the turn after the action,
 :class:`~agents.greedy.GreedyAgent`, towers and captures included) and each starts with ``prior_visits``
 virtual visits at that value, so the search leaves the greedy choice only when its simulations
-find a better one. Below the root, new actions are tried in random order. PLACE nodes widen
-progressively: a node visited N times considers only its first ``ceil(widening · N^0.5)``
-actions (at the root, the best by the prior), so a few hundred simulations go to the likelier
-placements rather than one visit to each of ~100.
+find a better one. Below the root, new actions are tried in random order, FLOORs after the other
+T3 options. Nodes widen progressively: a node visited N times considers only its first
+``ceil(widening · N^0.5)`` actions (at the root, the best by the prior), so a few hundred
+simulations go to the likelier placements and follower choices rather than one visit to each of
+~100 placements or ~40 floors.
 
 Leaves. After the tree, ``rollout_turns`` turns are played by a cheap policy (a uniformly random
 placement, then PASS or NO_CAPTURE: no follower is put out at random, which would only add noise
@@ -44,7 +45,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from carcassonne_env.engine import Action, Game, Phase
+from carcassonne_env.engine import Action, ActionKind, Game, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 
 from .evaluation import Evaluator, margins, squashed_margins
@@ -94,7 +95,7 @@ class MCTSAgent:
     the machine's speed), ``sims`` and/or ``seconds`` (the budget, the root's greedy prior
     included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
     before the leaf evaluation), ``scale`` (points of margin gain that the default value maps to
-    tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient of PLACE nodes; 0 turns it
+    tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient; 0 turns it
     off), ``prior_visits`` (virtual visits of the greedy prior at the root; 0: ranking only),
     ``evaluator`` (a custom leaf value, replacing the end-now margin). ``game`` is never modified.
     """
@@ -116,16 +117,13 @@ class MCTSAgent:
             raise ValueError("MCTSAgent: give a budget, sims or seconds (or both)")
         if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
             raise ValueError(f"MCTSAgent: sims must be a positive int, got {sims!r}")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"MCTSAgent: seconds must be > 0, got {seconds!r}")
-        if not exploration >= 0:
-            raise ValueError(f"MCTSAgent: exploration must be >= 0, got {exploration!r}")
+        if seconds is not None:
+            _check_number("seconds", seconds, positive=True)
+        _check_number("exploration", exploration)
         if isinstance(rollout_turns, bool) or not isinstance(rollout_turns, int) or rollout_turns < 0:
             raise ValueError(f"MCTSAgent: rollout_turns must be an int >= 0, got {rollout_turns!r}")
-        if not scale > 0:
-            raise ValueError(f"MCTSAgent: scale must be > 0, got {scale!r}")
-        if not widening >= 0:
-            raise ValueError(f"MCTSAgent: widening must be >= 0, got {widening!r}")
+        _check_number("scale", scale, positive=True)
+        _check_number("widening", widening)
         if isinstance(prior_visits, bool) or not isinstance(prior_visits, int) or prior_visits < 0:
             raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
         self.sims = sims
@@ -152,12 +150,12 @@ class MCTSAgent:
         if game.is_over:
             raise ValueError("choose_action: the game is over, there is no decision to make")
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        root_state = self._public(game)
-        legal = root_state.legal_actions()
         self.last_simulations = 0
         self.last_root_visits = {}
-        if len(legal) == 1:
-            return legal[0]
+        if len(game.legal_actions()) == 1:
+            return game.legal_actions()[0]
+        root_state = self._public(game)
+        legal = root_state.legal_actions()
         self._baseline = margins(root_state.scores_if_ended_now())
         root = self._root(root_state, legal)
         sims = 0
@@ -223,19 +221,29 @@ class MCTSAgent:
             e.total += rewards[player]
 
     def _new_node(self, game: Game) -> _Node:
-        return _Node(game.current_player, list(game.legal_actions()), game.phase is _PLACE)
+        """A decision node with every legal action untried. PLACE actions are drawn at random when
+        tried; the T3/T4 options are tried in a random order with every FLOOR after the others
+        (``untried`` is popped from the end), since a floor without a capture target scores like
+        PASS and there are up to ~40 of them: tried first, they would hide the follower choices."""
+        actions = list(game.legal_actions())
+        is_place = game.phase is _PLACE
+        if not is_place:
+            self._random.shuffle(actions)
+            actions.sort(key=_is_floor, reverse=True)
+        return _Node(game.current_player, actions, is_place)
 
     def _select(self, node: _Node) -> _Edge:
         """An untried action while the widening allows one, else the UCT-best edge among the first
-        ``ceil(widening · sqrt(N))`` edges of a PLACE node (all edges of the other nodes)."""
+        ``ceil(widening · sqrt(N))`` edges of the node."""
         edges = node.edges
         untried = node.untried
         limit = len(edges) + len(untried)
-        if node.is_place and self.widening:
+        if self.widening:
             limit = min(limit, math.ceil(self.widening * math.sqrt(node.visits)))
         if untried and len(edges) < limit:
-            i = self._random.randrange(len(untried))  # a random untried action, swapped out in O(1)
-            untried[i], untried[-1] = untried[-1], untried[i]
+            if node.is_place:  # a random untried placement, swapped to the end in O(1)
+                i = self._random.randrange(len(untried))
+                untried[i], untried[-1] = untried[-1], untried[i]
             edge = _Edge(untried.pop())
             edges.append(edge)
             return edge
@@ -279,3 +287,14 @@ def _end_turn(game: Game) -> None:
     in T4 (always offered with the targets)."""
     while game.phase is _ACTION or game.phase is _CAPTURE:
         game.apply(PASS if game.phase is _ACTION else NO_CAPTURE)
+
+
+def _is_floor(action: Action) -> bool:
+    return action.kind is ActionKind.FLOOR
+
+
+def _check_number(name: str, value: object, positive: bool = False) -> None:
+    """A real number ``> 0`` (``positive``) or ``>= 0``, else a ValueError naming the option."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or (value <= 0 if positive else value < 0):  # type: ignore[operator]
+        raise ValueError(f"MCTSAgent: {name} must be a number {'>' if positive else '>='} 0, got {value!r}")

@@ -176,6 +176,8 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
         ({"sims": 0}, "sims"),
         ({"sims": 2.5}, "sims"),
         ({"seconds": -1.0}, "seconds"),
+        ({"seconds": "1"}, "seconds"),
+        ({"exploration": float("nan")}, "exploration"),
         ({"exploration": -0.1}, "exploration"),
         ({"rollout_turns": -1}, "rollout_turns"),
         ({"scale": 0.0}, "scale"),
@@ -186,6 +188,12 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
 def test_mcts_rejects_a_bad_option_by_name(options: dict[str, float | None], named: str) -> None:
     with pytest.raises(ValueError, match=named):
         MCTSAgent(seed=0, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fast", ["0", 2, None])
+def test_greedy_rejects_a_fast_flag_that_is_not_a_bool(fast: object) -> None:
+    with pytest.raises(ValueError, match="fast"):
+        GreedyAgent(seed=0, fast=fast)  # type: ignore[arg-type]
 
 
 def test_agents_refuse_a_finished_game() -> None:
