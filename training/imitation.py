@@ -7,8 +7,11 @@ and its value head near the outcomes of such play; PPO then improves on it again
 :func:`collect` plays seeded games on the AEC env where every seat is, per game, the teacher (with
 probability ``teacher_share``) or one of the ``partners``; every decision of a teacher seat becomes a
 sample (egocentric observation, mask, teacher's action, and the final outcome for that seat).
-:func:`clone_behaviour` trains the policy by cross-entropy on the teacher's actions under the mask and
-the value head on the outcomes.
+A teacher that values every legal action (greedy's ``action_values``: the best end-of-turn margin of
+each) also gives a *soft target*, ``softmax(values / temperature)`` over the legal actions: it
+carries greedy's whole ranking, ties included, where its single choice is one of many equal moves
+picked at random (most placements tie). :func:`clone_behaviour` trains the policy by cross-entropy
+against these targets under the mask, and the value head on the outcomes.
 """
 
 from __future__ import annotations
@@ -35,12 +38,38 @@ class Demonstrations:
     actions: npt.NDArray[np.int64]
     outcomes: npt.NDArray[np.float32]
     n_actions: int
+    #: Soft targets, concatenated: sample i's probabilities of its legal actions in ascending action
+    #: index order are ``targets[offsets[i]:offsets[i + 1]]`` (one-hot for a teacher without values).
+    targets: npt.NDArray[np.float32]
+    offsets: npt.NDArray[np.int64]
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
     def masks(self, idx: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
         return np.unpackbits(self.packed_masks[idx], axis=1, count=self.n_actions).astype(bool)
+
+    def padded_targets(self, idx: npt.NDArray[np.intp], length: int) -> npt.NDArray[np.float32]:
+        """(len(idx), length) soft targets, each row padded with zeros."""
+        out = np.zeros((len(idx), length), dtype=np.float32)
+        for row, i in enumerate(idx):
+            t = self.targets[self.offsets[i]:self.offsets[i + 1]]
+            out[row, :len(t)] = t
+        return out
+
+    @staticmethod
+    def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
+        """The samples of ``parts`` in order."""
+        shift = np.cumsum([0] + [len(p.targets) for p in parts[:-1]])
+        return Demonstrations(
+            observations={k: np.concatenate([p.observations[k] for p in parts]) for k in parts[0].observations},
+            packed_masks=np.concatenate([p.packed_masks for p in parts]),
+            actions=np.concatenate([p.actions for p in parts]),
+            outcomes=np.concatenate([p.outcomes for p in parts]),
+            n_actions=parts[0].n_actions,
+            targets=np.concatenate([p.targets for p in parts]),
+            offsets=np.concatenate([[0]] + [p.offsets[1:] + k for p, k in zip(parts, shift, strict=True)]),
+        )
 
 
 def collect(
@@ -52,6 +81,7 @@ def collect(
     partners: Sequence[str] = ("random", "greedy"),
     teacher_share: float = 0.5,
     progress: Callable[[int], None] | None = None,
+    temperature: float = 1.0,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from seeded games (module docstring).
 
@@ -63,6 +93,7 @@ def collect(
     masks: list[npt.NDArray[np.uint8]] = []
     actions: list[int] = []
     outcomes: list[float] = []
+    targets: list[npt.NDArray[np.float32]] = []
     n = env.game_config.players
     while len(actions) < decisions:
         game_seed = int(rng.integers(2**31))
@@ -78,18 +109,28 @@ def collect(
         while not game.is_over:
             agent = env.agent_selection
             seat = env.seat_of(agent)
-            action = players[seat].choose_action(game)
+            player = players[seat]
+            soft = None
+            if specs[seat] == teacher and hasattr(player, "action_values"):
+                action, soft = _valued_choice(env, player, rng, temperature)
+            else:
+                action = player.choose_action(game)
             index = env.codec.encode(action, env.encoder.window, seat, n)
             if index is None:  # outside the window (never seen with W = 31): not a sample
                 env.step(_any_legal(env, agent))
                 continue
             if specs[seat] == teacher:
                 obs = env.observe(agent)
-                for key, value in obs["observation"].items():
-                    obs_parts.setdefault(key, []).append(value)
-                masks.append(np.packbits(obs["action_mask"].astype(bool)))
-                actions.append(index)
-                seats.append(seat)
+                mask = obs["action_mask"].astype(bool)
+                if soft is None:
+                    soft = (np.flatnonzero(mask) == index).astype(np.float32)
+                if len(soft) == int(mask.sum()):
+                    for key, value in obs["observation"].items():
+                        obs_parts.setdefault(key, []).append(value)
+                    masks.append(np.packbits(mask))
+                    actions.append(index)
+                    targets.append(soft)
+                    seats.append(seat)
             env.step(index)
         final = terminal_rewards(game.scores, "win_loss")
         outcomes.extend(final[s] for s in seats)
@@ -101,7 +142,29 @@ def collect(
         actions=np.asarray(actions, dtype=np.int64),
         outcomes=np.asarray(outcomes, dtype=np.float32),
         n_actions=env.codec.n,
+        targets=np.concatenate(targets) if targets else np.zeros(0, dtype=np.float32),
+        offsets=np.concatenate([[0], np.cumsum([len(t) for t in targets])]).astype(np.int64),
     )
+
+
+def _valued_choice(
+    env: raw_env, teacher: Any, rng: np.random.Generator, temperature: float
+) -> tuple[Any, npt.NDArray[np.float32] | None]:
+    """The teacher's move (a best-valued action, ties broken by ``rng``) and the soft target over
+    the encodable legal actions in ascending index order (None if some legal action has no index)."""
+    game = env.game
+    legal = list(game.legal_actions())
+    values = np.asarray(teacher.action_values(game), dtype=np.float64)
+    ties = np.flatnonzero(values == values.max())
+    action = legal[int(ties[rng.integers(len(ties))])]
+    seat, n = game.current_player, game.num_players
+    indices = [env.codec.encode(a, env.encoder.window, seat, n) for a in legal]
+    if any(i is None for i in indices):
+        return action, None
+    order = np.argsort(np.asarray(indices, dtype=np.int64), kind="stable")
+    z = (values[order] - values.max()) / temperature
+    p = np.exp(z)
+    return action, (p / p.sum()).astype(np.float32)
 
 
 def collect_parallel(
@@ -127,13 +190,7 @@ def collect_parallel(
             [int(s.generate_state(1)[0]) for s in seeds], [_spec_agent] * workers,
             [teacher] * workers, [tuple(partners)] * workers,
         ))
-    return Demonstrations(
-        observations={k: np.concatenate([p.observations[k] for p in parts]) for k in parts[0].observations},
-        packed_masks=np.concatenate([p.packed_masks for p in parts]),
-        actions=np.concatenate([p.actions for p in parts]),
-        outcomes=np.concatenate([p.outcomes for p in parts]),
-        n_actions=parts[0].n_actions,
-    )
+    return Demonstrations.concatenate(parts)
 
 
 def _spec_agent(spec: str, seed: int) -> Any:
@@ -173,9 +230,13 @@ def clone_behaviour(
             masks = demos.masks(idx)
             actions = torch.as_tensor(demos.actions[idx], device=device)
             dist = policy.get_distribution(obs, action_masks=masks)
-            log_prob = dist.log_prob(actions)
+            legal = getattr(dist, "legal", None)
+            if legal is not None:  # the board network's legal-only distribution: soft targets
+                target = torch.as_tensor(demos.padded_targets(idx, legal.actions.shape[1]), device=device)
+                bc_loss = -(target * dist.log_p.masked_fill(~legal.valid, 0.0)).sum(1).mean()
+            else:
+                bc_loss = -dist.log_prob(actions).mean()
             values = policy.predict_values(obs).flatten()
-            bc_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(demos.outcomes[idx], device=device))
             loss = bc_loss + value_weight * value_loss
             optimiser.zero_grad()

@@ -183,6 +183,7 @@ def train(s: Settings) -> Path:
         model = MaskablePPO.load(checkpoint, env=venv, device=s.device)
         pool = OpponentPool.from_dict(saved["pool"])
         evaluations: list[dict[str, Any]] = saved["evaluations"]
+        curve: list[dict[str, Any]] = saved.get("curve", [])
         rng = np.random.default_rng()
         rng.bit_generator.state = saved["rng"]
     else:
@@ -196,6 +197,7 @@ def train(s: Settings) -> Path:
                             best=s.fixed_opponents[-1], snapshot_share=s.snapshot_share,
                             margin=s.promotion_margin, max_snapshots=s.max_snapshots)
         evaluations = []
+        curve = []
         rng = np.random.default_rng(s.seed)
         if s.imitation_decisions:
             _warm_start(model, s, out)
@@ -203,7 +205,7 @@ def train(s: Settings) -> Path:
     def save_state() -> None:
         model.save(checkpoint)
         state_path.write_text(json.dumps({
-            "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations,
+            "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations, "curve": curve,
             "rng": rng.bit_generator.state, "num_timesteps": model.num_timesteps,
         }, indent=1))
 
@@ -249,6 +251,10 @@ def train(s: Settings) -> Path:
 
         def _on_rollout_end(self) -> None:
             steps = self.model.num_timesteps
+            episodes = list(self.model.ep_info_buffer)
+            if episodes:
+                curve.append({"step": steps, "episodes": len(episodes),
+                              "reward_mean": float(np.mean([e["r"] for e in episodes]))})
             if s.eval_every and steps >= self.next_eval:
                 evaluate()
                 self.next_eval = _next_multiple(steps, s.eval_every)
@@ -265,7 +271,7 @@ def train(s: Settings) -> Path:
     save_state()
     final = out / "final.zip"
     model.save(final)
-    _plot_learning_curve(evaluations, out / "learning_curve.png")
+    _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
     venv.close()
     return final
 
@@ -330,26 +336,33 @@ def _write_evaluations(rows: list[dict[str, Any]], out: Path) -> None:
         writer.writerows(rows)
 
 
-def _plot_learning_curve(rows: list[dict[str, Any]], path: Path) -> None:
-    """Win rate (Wilson 95 % interval) against each evaluation opponent over training steps."""
+def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]], path: Path) -> None:
+    """Left: mean training episode reward (last 100 episodes) over steps. Right: win rate (Wilson
+    95 % interval) against each evaluation opponent on paired seeds."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    if curve:
+        left.plot([c["step"] for c in curve], [c["reward_mean"] for c in curve], color="tab:purple")
+    left.set_xlabel("learner steps")
+    left.set_ylabel("mean episode reward (last 100)")
+    left.set_title("Training against the opponent pool")
+    left.grid(alpha=0.3)
     names = sorted({k[len("win_rate_vs_"):] for row in rows for k in row if k.startswith("win_rate_vs_")})
     for name in names:
         pts = [(r["step"], r[f"win_rate_vs_{name}"], r[f"win_low_vs_{name}"], r[f"win_high_vs_{name}"])
                for r in rows if f"win_rate_vs_{name}" in r]
         steps, rate, low, high = (np.array(v, dtype=float) for v in zip(*pts, strict=True))
-        ax.errorbar(steps, rate, yerr=[rate - low, high - rate], marker="o", capsize=3, label=f"vs {name}")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("win rate (95 % Wilson interval)")
-    ax.set_title("Self-play MaskablePPO: evaluation on paired seeds")
-    ax.legend()
+        right.errorbar(steps, rate, yerr=[rate - low, high - rate], marker="o", capsize=3, label=f"vs {name}")
+    right.axhline(0.5, color="grey", lw=0.8, ls="--")
+    right.set_ylim(0, 1)
+    right.set_xlabel("learner steps")
+    right.set_ylabel("win rate (95 % Wilson interval)")
+    right.set_title("Evaluation on paired seeds")
+    right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
