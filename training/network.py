@@ -26,6 +26,12 @@
   ``Discrete(N)`` order; cells outside the crop get :data:`OUTSIDE_CROP`.
 
 No flat N-way layer is ever built: :class:`CarcassonnePolicy` replaces SB3's ``_build``.
+
+How it is computed (the same function, up to float rounding; docs/training.md, "How it is
+computed"): the board stem only at cells whose sub-cells are not all 0, the input scaling folded
+into the first layers' weights, per-cell logits only at the legal actions' cells, legal actions as
+index lists (:class:`~training.buffer.LegalActions`), small batches in one merged crop
+(:data:`MERGED_BATCH`), ``torch.inference_mode`` where gradients are off.
 """
 
 from __future__ import annotations
