@@ -244,3 +244,71 @@ def test_the_benchmark_command_documents_its_options(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         bench_train.main(["--help"])
     assert "--threads" in capsys.readouterr().out
+
+
+def _batch(players: int, steps: int, seed: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    observations, masks = _observations(SingleAgentEnv(players=players, expansions=ALL), steps, seed=seed)
+    return {key: np.stack([o[key] for o in observations]) for key in observations[0]}, np.stack(masks)
+
+
+def test_the_fast_paths_compute_the_plain_network() -> None:
+    """The board stem over non-empty cells equals the stride-3 convolution of the scaled board, the
+    per-cell head read at the legal cells equals the 1×1 convolution read by ``gather_legal``, and
+    a small batch merged into one crop equals one group per crop size (up to float rounding)."""
+    import training.network as network
+
+    env = SingleAgentEnv(players=2, expansions=ALL)
+    model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, seed=4, **ppo_kwargs())
+    policy = model.policy
+    encoder = policy.features_extractor
+    observations, mask = _batch(2, 60, seed=6)
+    obs = policy.obs_to_tensor(observations)[0]
+    board = obs["board"][:, :, 3 * 8:3 * 23, 3 * 8:3 * 23]  # the 15-cell crop
+    scale = network.PlaneScale(model.observation_space["board"].high[:, 0, 0], spatial=True)
+    plain = th.nn.functional.conv2d(scale(board), encoder.board_in.weight, stride=3)
+    with th.no_grad():
+        assert th.allclose(encoder._board_in(board), plain, atol=1e-5)
+        features = encoder(obs)
+        legal, _ = policy.legal_logits(obs, mask)
+        groups = [(g.members, g.first, g.size, policy.spatial_head(g.trunk)) for g in features.groups]
+        other = policy.other_head(policy.pi_hidden(features.pooled))
+        full = gather_legal(groups, other, th.as_tensor(mask).nonzero(as_tuple=True), policy.source, 31)
+        assert th.equal(legal.actions, full.actions) and th.allclose(legal.logits, full.logits, atol=1e-5)
+        rows = [int((features.crop == size).nonzero()[0]) for size in features.crop.unique()]
+        assert len(rows) >= 2  # observations with different crop sizes, in one small batch
+        small = {key: value[rows] for key, value in obs.items()}
+        merged = policy.get_distribution(small, mask[rows])
+        network.MERGED_BATCH, saved = 0, network.MERGED_BATCH
+        try:
+            separate = policy.get_distribution(small, mask[rows])
+        finally:
+            network.MERGED_BATCH = saved
+        assert th.equal(merged.legal.actions, separate.legal.actions)
+        assert th.allclose(merged.log_p, separate.log_p, atol=1e-5)
+
+
+def test_the_compact_buffer_samples_what_sb3_contribs_buffer_samples() -> None:
+    from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
+
+    from training.buffer import CompactRolloutBuffer
+
+    env = SingleAgentEnv(players=2, expansions=ALL)
+    observations, mask = _batch(2, 12, seed=8)
+    buffers = [cls(6, env.observation_space, env.action_space, n_envs=2) for cls in (MaskableDictRolloutBuffer,
+                                                                                  CompactRolloutBuffer)]
+    for buffer in buffers:
+        for step in range(6):
+            rows = [2 * step, 2 * step + 1]
+            buffer.add({key: value[rows] for key, value in observations.items()}, np.array([step, -step]),
+                       np.zeros(2), np.zeros(2), th.zeros(2), th.zeros(2), action_masks=mask[rows])
+        buffer.compute_returns_and_advantage(th.zeros(2), np.zeros(2))
+    np.random.seed(3)
+    theirs = list(buffers[0].get(5))
+    np.random.seed(3)
+    ours = list(buffers[1].get(5))
+    for a, b in zip(theirs, ours, strict=True):
+        assert all(th.equal(a.observations[key], b.observations[key].to(a.observations[key].dtype))
+                   for key in a.observations)
+        assert th.equal(a.actions, b.actions)
+        rows, actions = a.action_masks.nonzero(as_tuple=True)
+        assert th.equal(rows, b.action_masks.rows) and th.equal(actions, b.action_masks.actions)

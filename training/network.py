@@ -26,6 +26,12 @@
   ``Discrete(N)`` order; cells outside the crop get :data:`OUTSIDE_CROP`.
 
 No flat N-way layer is ever built: :class:`CarcassonnePolicy` replaces SB3's ``_build``.
+
+How it is computed (the same function, up to float rounding; docs/training.md, "How it is
+computed"): the board stem only at cells whose sub-cells are not all 0, the input scaling folded
+into the first layers' weights, per-cell logits only at the legal actions' cells, legal actions as
+index lists (:class:`~training.buffer.LegalActions`), small batches in one merged crop
+(:data:`MERGED_BATCH`), ``torch.inference_mode`` where gradients are off.
 """
 
 from __future__ import annotations
@@ -47,20 +53,28 @@ from carcassonne_env.engine import ActionKind, GameConfig
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.layout import Layout
 
-from .buffer import CompactRolloutBuffer
+from .buffer import CompactRolloutBuffer, LegalActions
 
 __all__ = [
     "LINEAR_BOUND",
+    "MERGED_BATCH",
     "OUTSIDE_CROP",
     "BoardEncoder",
     "BoardFeatures",
     "CarcassonnePolicy",
+    "LegalIndex",
+    "LegalLogits",
     "PlaneScale",
     "codec_index_map",
     "crop_sizes",
+    "gather_legal",
     "head_channels",
+    "legal_cell_extent",
+    "legal_index",
+    "pad_legal",
     "policy_kwargs",
     "ppo_kwargs",
+    "scale_terms",
 ]
 
 #: Bounds up to this are scaled linearly (x / bound), larger ones logarithmically.
@@ -68,6 +82,9 @@ LINEAR_BOUND = 16.0
 #: Logit of every action outside the crop (such actions are never legal; finite, so that masked
 #: entropies stay finite).
 OUTSIDE_CROP = -1e8
+#: Batches of up to this many observations (the rollout's) are computed as one group in the largest
+#: of their crops instead of one group per crop size (the same function; fewer operations).
+MERGED_BATCH = 8
 #: Cells planes that are categorical (embedded, not scaled).
 _CATEGORICAL = ("tile_type", "rotation")
 
@@ -105,9 +122,18 @@ def codec_index_map(codec: ActionCodec) -> np.ndarray:
     return source
 
 
+def scale_terms(high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(factor, log)`` per channel of bound ``high``: the scaled value is ``x * factor`` where
+    ``log`` is False (high ≤ :data:`LINEAR_BOUND`: factor 1 / high) and ``log1p(x) * factor``
+    where it is True (factor 1 / log1p(high)). Bounds below 1 count as 1."""
+    high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
+    log = high > LINEAR_BOUND
+    return np.where(log, 1.0 / np.log1p(high), 1.0 / high), log
+
+
 class PlaneScale(nn.Module):
-    """Scales channel ``c`` of a tensor by its bound ``high[c]``: x / high when high ≤
-    :data:`LINEAR_BOUND`, else log1p(x) / log1p(high). Channels are axis 1."""
+    """Scales channel ``c`` of a tensor by its bound ``high[c]`` (:func:`scale_terms`): x / high
+    when high ≤ :data:`LINEAR_BOUND`, else log1p(x) / log1p(high). Channels are axis 1."""
 
     linear: th.Tensor
     log_index: th.Tensor
@@ -115,14 +141,12 @@ class PlaneScale(nn.Module):
 
     def __init__(self, high: np.ndarray, spatial: bool) -> None:
         super().__init__()
-        high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
-        log = high > LINEAR_BOUND
+        factor, log = scale_terms(high)
         shape = (1, -1, 1, 1) if spatial else (1, -1)
-        linear = np.where(log, 0.0, 1.0 / high)
+        linear = np.where(log, 0.0, factor)
         self.register_buffer("linear", th.tensor(linear, dtype=th.float32).view(shape), persistent=False)
         self.register_buffer("log_index", th.tensor(np.flatnonzero(log), dtype=th.long), persistent=False)
-        log_scale = 1.0 / np.log1p(high[log])
-        self.register_buffer("log_scale", th.tensor(log_scale, dtype=th.float32).view(shape), persistent=False)
+        self.register_buffer("log_scale", th.tensor(factor[log], dtype=th.float32).view(shape), persistent=False)
 
     def forward(self, x: th.Tensor) -> th.Tensor:
         x = x.float()
@@ -133,25 +157,23 @@ class PlaneScale(nn.Module):
 
 
 def crop_sizes(
-    tiles: th.Tensor, legal_cells: th.Tensor | None, ladder: th.Tensor, margin: int
+    tiles: th.Tensor, legal_extent: tuple[th.Tensor, th.Tensor] | None, ladder: th.Tensor, margin: int
 ) -> th.Tensor:
     """Index into ``ladder`` (ascending crop sizes, the last = W) of each observation's crop.
 
-    ``tiles`` (B, W, W) bool: occupied cells; ``legal_cells`` (B, W, W) bool or None: cells of legal
-    actions. The crop of size K is the centred square of rows/columns ``(W - K) // 2 …`` + K − 1;
-    the chosen K is the smallest holding every tile grown by ``margin`` and every legal cell.
+    ``tiles`` (B, W, W) bool: occupied cells; ``legal_extent`` None or ``(lo, hi)`` (B,): the
+    smallest and largest row or column index of the cells of each observation's legal actions
+    (W and −1 when it has none: :func:`legal_cell_extent`). The crop of size K is the centred square
+    of rows/columns ``(W - K) // 2 …`` + K − 1; the chosen K is the smallest holding every tile
+    grown by ``margin`` and every legal cell.
     """
     w = tiles.shape[-1]
-    need = tiles
-    lo_r, hi_r = _extent(need.any(2), margin)
-    lo_c, hi_c = _extent(need.any(1), margin)
-    if legal_cells is not None:
-        lr, hr = _extent(legal_cells.any(2), 0)
-        lc, hc = _extent(legal_cells.any(1), 0)
-        lo_r, hi_r = th.minimum(lo_r, lr), th.maximum(hi_r, hr)
-        lo_c, hi_c = th.minimum(lo_c, lc), th.maximum(hi_c, hc)
-    lo = th.minimum(lo_r, lo_c).clamp(min=0)
-    hi = th.maximum(hi_r, hi_c).clamp(max=w - 1)
+    # the smallest and largest row or column index of a tile: a row or a column with a tile
+    lo, hi = _extent(tiles.any(2) | tiles.any(1), margin)
+    if legal_extent is not None:
+        lo, hi = th.minimum(lo, legal_extent[0]), th.maximum(hi, legal_extent[1])
+    lo = lo.clamp(min=0)
+    hi = hi.clamp(max=w - 1)
     first = (w - ladder) // 2
     fits = (first[None, :] <= lo[:, None]) & (first[None, :] + ladder[None, :] - 1 >= hi[:, None])
     return fits.int().argmax(1)  # the last rung (W) always fits
@@ -169,6 +191,18 @@ def _extent(any_line: th.Tensor, margin: int) -> tuple[th.Tensor, th.Tensor]:
     return first, last
 
 
+def legal_cell_extent(rows: th.Tensor, cells: th.Tensor, batch: int, window: int) -> tuple[th.Tensor, th.Tensor]:
+    """``(lo, hi)`` (batch,) for :func:`crop_sizes`: the smallest and largest row or column index
+    among the cells ``cells`` (flat, row-major in the W×W window) of observations ``rows``; W and −1
+    for an observation with none."""
+    row, col = cells // window, cells % window
+    lo = th.full((batch,), window, dtype=th.long, device=cells.device)
+    hi = th.full((batch,), -1, dtype=th.long, device=cells.device)
+    lo = lo.scatter_reduce(0, rows, th.minimum(row, col), "amin")
+    hi = hi.scatter_reduce(0, rows, th.maximum(row, col), "amax")
+    return lo, hi
+
+
 class CropGroup(NamedTuple):
     """Observations ``members`` of a batch, cropped to rows/columns ``first … first + size − 1``;
     ``trunk`` (len(members), C, size, size) are their cell features."""
@@ -183,7 +217,7 @@ class BoardFeatures(NamedTuple):
     """What :class:`BoardEncoder` gives the heads."""
 
     groups: list[CropGroup]
-    order: th.Tensor  # position of each observation in the concatenation of the groups
+    crop: th.Tensor  # (B,) each observation's own crop size (a group may hold it in a larger one)
     pooled: th.Tensor  # (B, features_dim): tile-mean, placed-tile features and vector embedding
 
 
@@ -196,6 +230,8 @@ class BoardEncoder(BaseFeaturesExtractor):
 
     ladder: th.Tensor
     cells_other: th.Tensor
+    board_factor: th.Tensor
+    cells_factor: th.Tensor
 
     def __init__(
         self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1, crop_step: int = 4
@@ -222,8 +258,12 @@ class BoardEncoder(BaseFeaturesExtractor):
         vector_high = np.concatenate([np.full(e.size, e.high) for e in layout.vector])
         self.rotations = int(layout.cells[self.rotation_plane].high) + 1
         types = int(layout.cells[self.type_plane].high) + 1
-        self.board_scale = PlaneScale(board_high, spatial=True)
-        self.cells_scale = PlaneScale(cells_high, spatial=True)
+        # The input scaling multiplies the weights of the first convolutions (after log1p of the
+        # log-scaled planes): the same function, without a pass over the (large) scaled board.
+        board_factor, self.board_log = _scale_plan(board_high)
+        cells_factor, self.cells_log = _scale_plan(cells_high)
+        self.register_buffer("board_factor", board_factor.view(1, -1, 1, 1), persistent=False)
+        self.register_buffer("cells_factor", cells_factor.view(1, -1, 1, 1), persistent=False)
         self.vector_scale = PlaneScale(vector_high, spatial=False)
         self.board_in = nn.Conv2d(len(layout.board), channels, kernel_size=3, stride=3)
         self.cells_in = nn.Conv2d(len(other), channels, kernel_size=1)
@@ -232,49 +272,118 @@ class BoardEncoder(BaseFeaturesExtractor):
         self.blocks = nn.ModuleList(nn.Conv2d(channels, channels, kernel_size=3, padding=1) for _ in range(blocks))
         self.channels = channels
 
-    def forward(self, observations: PyTorchObs, legal_cells: th.Tensor | None = None) -> BoardFeatures:
+    def forward(
+        self, observations: PyTorchObs, legal_extent: tuple[th.Tensor, th.Tensor] | None = None
+    ) -> BoardFeatures:
+        """Features of a batch; ``legal_extent`` (:func:`legal_cell_extent`) makes every crop hold
+        its observation's legal cells."""
         board, cells, vector = observations["board"], observations["cells"], observations["vector"]  # type: ignore[index]
         vec = F.relu(self.vector_in(self.vector_scale(vector)))
         tiles = cells[:, self.tile_plane] > 0
-        rung = crop_sizes(tiles, legal_cells, self.ladder, self.margin)
+        rung = crop_sizes(tiles, legal_extent, self.ladder, self.margin)
+        crop = self.ladder[rung]
+        rungs = th.unique(rung).tolist()
+        if len(rung) <= MERGED_BATCH:  # one group, in the largest crop: fewer, larger operations
+            members = [th.arange(len(rung), device=rung.device)]
+            rungs = rungs[-1:]
+        else:
+            members = [(rung == r).nonzero().squeeze(1) for r in rungs]
         groups: list[CropGroup] = []
         pooled: list[th.Tensor] = []
-        indices: list[th.Tensor] = []
-        for r in th.unique(rung).tolist():
-            index = (rung == r).nonzero().squeeze(1)
+        for r, index in zip(rungs, members, strict=True):
             size = int(self.ladder[r])
             first = (self.window - size) // 2
             rows = slice(first, first + size)
             sub = slice(3 * first, 3 * (first + size))
+            own = crop.index_select(0, index)
+            inside = None
+            if bool((own < size).any()):  # cells outside an observation's own crop are held at 0
+                line = th.arange(first, first + size, device=rung.device) - (self.window - own[:, None]) // 2
+                fits = (line >= 0) & (line < own[:, None])
+                inside = (fits[:, :, None] & fits[:, None, :]).unsqueeze(1).float()
             trunk, pool = self._trunk(
                 board[:, :, sub, sub].index_select(0, index),
                 cells[:, :, rows, rows].index_select(0, index),
                 vec.index_select(0, index),
+                inside,
             )
             groups.append(CropGroup(index, first, size, trunk))
             pooled.append(pool)
-            indices.append(index)
         order = th.empty_like(rung)
-        order[th.cat(indices)] = th.arange(len(rung), device=rung.device)
-        return BoardFeatures(groups, order, th.cat([th.cat(pooled)[order], vec], dim=1))
+        order[th.cat(members)] = th.arange(len(rung), device=rung.device)
+        return BoardFeatures(groups, crop, th.cat([th.cat(pooled)[order], vec], dim=1))
 
-    def _trunk(self, board: th.Tensor, cells: th.Tensor, vec: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        """Cell features (B, C, K, K) of cropped inputs and their pooled summary (B, 2C)."""
+    def _board_in(self, board: th.Tensor) -> th.Tensor:
+        """``board_in`` of the scaled ``board`` (B, P, 3K, 3K), less its bias: (B, C, K, K).
+
+        The stride-3 convolution reads each cell's own 3×3 sub-cells and scaling maps 0 to 0, so a
+        cell whose sub-cells are all 0 (an empty cell) gives 0: it is computed as a matrix product
+        over the other cells only (a fraction of the crop: its empty margin and holes are skipped)."""
+        n, planes, k = board.shape[0], board.shape[1], board.shape[2] // 3
+        board = board.contiguous()
+        active = board.any(1).view(n, k, 3, k, 3).any(4).any(2)
+        rows, r, c = active.nonzero(as_tuple=True)
+        # flat index of every (plane, sub-row, sub-column) of a cell's 3×3 block, from its top left
+        block = (th.arange(planes, device=board.device)[:, None, None] * (9 * k * k)
+                 + th.arange(3, device=board.device)[:, None] * (3 * k) + th.arange(3, device=board.device)).view(-1)
+        top_left = rows * (planes * 9 * k * k) + r * (9 * k) + c * 3
+        patches = _log_planes(th.take(board, top_left[:, None] + block).view(-1, planes, 3, 3), self.board_log)
+        weight = self.board_in.weight * self.board_factor
+        out = F.linear(patches.flatten(1), weight.flatten(1))
+        cells = out.new_zeros(n, k * k, weight.shape[0]).index_put((rows, r * k + c), out)
+        return cells.view(n, k, k, -1).permute(0, 3, 1, 2)
+
+    def _trunk(
+        self, board: th.Tensor, cells: th.Tensor, vec: th.Tensor, inside: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor]:
+        """Cell features (B, C, K, K) of cropped inputs and their pooled summary (B, 2C).
+
+        ``inside`` (B, 1, K, K), 1 on the cells of each observation's own crop when it is smaller
+        than K: the features elsewhere are held at 0 after every layer, which is what the zero
+        padding of the 3×3 convolutions would read around the own crop (the same function)."""
         tile_id = cells[:, self.type_plane].long() * self.rotations + cells[:, self.rotation_plane].long()
         h = (
-            self.board_in(self.board_scale(board))
-            + self.cells_in(self.cells_scale(cells.index_select(1, self.cells_other)))
+            self._board_in(board)
+            + F.conv2d(_log_planes(cells.index_select(1, self.cells_other), self.cells_log),
+                       self.cells_in.weight * self.cells_factor, _bias(self.cells_in) + _bias(self.board_in))
             + self.tile_embedding(tile_id).permute(0, 3, 1, 2)
             + vec[:, :, None, None]
         )
         h = F.relu(h)
+        if inside is not None:
+            h = h * inside
         for conv in self.blocks:
             h = h + F.relu(conv(h))
+            if inside is not None:
+                h = h * inside
         tiles = cells[:, self.tile_plane].float()
         placed = cells[:, self.placed_plane].float()
         mean = th.einsum("bchw,bhw->bc", h, tiles) / tiles.sum((1, 2)).clamp(min=1.0)[:, None]
         at_placed = th.einsum("bchw,bhw->bc", h, placed)
         return h, th.cat([mean, at_placed], dim=1)
+
+
+def _bias(layer: nn.Conv2d) -> th.Tensor:
+    """The bias of ``layer`` (every layer of this network has one)."""
+    if layer.bias is None:
+        raise ValueError(f"{layer} has no bias")
+    return layer.bias
+
+
+def _scale_plan(high: np.ndarray) -> tuple[th.Tensor, list[tuple[int, int]]]:
+    """:func:`scale_terms` as (factor per channel, runs ``(a, b)`` of log-scaled channels a … b − 1)."""
+    factor, log = scale_terms(high)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], log.astype(np.int8), [0]])))
+    runs = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    return th.tensor(factor, dtype=th.float32), runs
+
+
+def _log_planes(x: th.Tensor, runs: list[tuple[int, int]]) -> th.Tensor:
+    """A float copy of ``x`` (B, C, H, W) with log1p applied to the channels of ``runs``."""
+    y = x.to(th.float32, copy=True)
+    for a, b in runs:
+        y[:, a:b].log1p_()
+    return y
 
 
 def _layout_of(observation_space: spaces.Space[Any]) -> Layout:
@@ -306,6 +415,77 @@ class LegalLogits(NamedTuple):
     logits: th.Tensor
 
 
+class LegalIndex(NamedTuple):
+    """Where the logit of each allowed action lies (:func:`legal_index`), per allowed action:
+    ``spatial`` whether it is a per-cell action; for those, ``channel`` (its per-cell head channel)
+    and ``cell`` (its cell's row in the concatenation of the groups' cropped cells, each group
+    (members, K, K) row-major); for the others, ``column`` in the non-spatial head. ``slot`` is its
+    position in its observation's padded list of ``length`` entries."""
+
+    rows: th.Tensor
+    actions: th.Tensor
+    slot: th.Tensor
+    length: int
+    spatial: th.Tensor
+    channel: th.Tensor
+    cell: th.Tensor
+    column: th.Tensor
+
+
+def legal_index(
+    groups: list[tuple[th.Tensor, int, int]],
+    batch: int,
+    allowed: tuple[th.Tensor, th.Tensor],
+    source: th.Tensor,
+    window: int,
+    spatial_channels: int,
+) -> LegalIndex:
+    """Where each allowed action's logit lies in the heads' output.
+
+    ``groups`` are ``(index, first, size)``: observations ``index`` cropped at rows/columns ``first
+    … first + size − 1``; ``allowed`` is ``mask.nonzero(as_tuple=True)`` of the (batch, N) mask
+    (:class:`~training.buffer.LegalActions`); ``source`` is :func:`codec_index_map`;
+    ``spatial_channels`` the per-cell head's channels. Every allowed spatial action must lie in its
+    observation's crop (:func:`crop_sizes` ensures it when given the legal cells' extent).
+    """
+    cells = window * window
+    row_of, action = allowed
+    device = source.device
+    counts = th.bincount(row_of, minlength=batch)
+    length = max(int(counts.max()), 1) if batch else 1
+    slot = th.arange(len(action), device=device) - (th.cumsum(counts, 0) - counts)[row_of]
+    src = source[action]
+    spatial = src < spatial_channels * cells
+    # where each observation's cropped cells start in the concatenation of the groups
+    start = th.empty(batch, dtype=th.long, device=device)
+    first = th.empty(batch, dtype=th.long, device=device)
+    size = th.empty(batch, dtype=th.long, device=device)
+    offset = 0
+    for index, first_g, size_g in groups:
+        start[index] = offset + size_g * size_g * th.arange(len(index), device=device)
+        first[index] = first_g
+        size[index] = size_g
+        offset += size_g * size_g * len(index)
+    channel, cell = src // cells, src % cells
+    k, top = size[row_of], first[row_of]
+    at = start[row_of] + (cell // window - top) * k + (cell % window - top)
+    column = src - spatial_channels * cells
+    return LegalIndex(row_of, action, slot, length, spatial, th.where(spatial, channel, 0),
+                      th.where(spatial, at, 0), th.where(spatial, 0, column))
+
+
+def pad_legal(index: LegalIndex, values: th.Tensor, batch: int) -> LegalLogits:
+    """:class:`LegalLogits` from the logit ``values`` of the allowed actions of ``index``."""
+    device = values.device
+    actions = th.zeros(batch, index.length, dtype=th.long, device=device)
+    valid = th.zeros(batch, index.length, dtype=th.bool, device=device)
+    actions[index.rows, index.slot] = index.actions
+    valid[index.rows, index.slot] = True
+    padded = th.full((batch, index.length), OUTSIDE_CROP, dtype=values.dtype, device=device)
+    padded = padded.index_put((index.rows, index.slot), values)
+    return LegalLogits(actions, valid, padded)
+
+
 def gather_legal(
     groups: list[tuple[th.Tensor, int, int, th.Tensor]],
     other: th.Tensor,
@@ -313,52 +493,22 @@ def gather_legal(
     source: th.Tensor,
     window: int,
 ) -> LegalLogits:
-    """The logits of the allowed actions in codec order.
+    """The logits of the allowed actions in codec order, read from the heads' output.
 
-    ``allowed`` is ``mask.nonzero(as_tuple=True)`` of the (B, N) mask: observation and action of
-    each allowed action, in row-major order.
     ``groups`` are ``(index, first, size, logits)`` with per-cell logits (len(index), S, size, size)
     of observations ``index`` cropped at rows/columns ``first …``; ``other`` (B, 15) the non-spatial
-    logits; ``source`` is :func:`codec_index_map`. Every allowed spatial action must lie in its
-    observation's crop (:func:`crop_sizes` ensures it when given the mask's cells).
+    logits; the rest as in :func:`legal_index`.
     """
     batch = other.shape[0]
-    cells = window * window
-    row_of, action = allowed
-    device = other.device
-    counts = th.bincount(row_of, minlength=batch)
-    length = max(int(counts.max()), 1) if batch else 1
-    slot = th.arange(len(action), device=device) - (th.cumsum(counts, 0) - counts)[row_of]
-    src = source[action]
     channels = groups[0][3].shape[1] if groups else 0
-    spatial = src < channels * cells
-    # where each observation's crop logits start in the flat concatenation of the groups
-    start = th.empty(batch, dtype=th.long, device=device)
-    first = th.empty(batch, dtype=th.long, device=device)
-    size = th.empty(batch, dtype=th.long, device=device)
-    flats = []
-    offset = 0
-    for index, first_g, size_g, logits in groups:
-        block = channels * size_g * size_g
-        start[index] = offset + block * th.arange(len(index), device=device)
-        first[index] = first_g
-        size[index] = size_g
-        flats.append(logits.reshape(-1))
-        offset += block * len(index)
-    channel, cell = src // cells, src % cells
-    k = size[row_of]
-    local_row = cell // window - first[row_of]
-    local_col = cell % window - first[row_of]
-    spatial_at = start[row_of] + channel * k * k + local_row * k + local_col
-    other_at = offset + row_of * other.shape[1] + (src - channels * cells)
-    values = th.cat([*flats, other.reshape(-1)])[th.where(spatial, spatial_at, other_at)]
-    index = th.zeros(batch, length, dtype=th.long, device=device)
-    valid = th.zeros(batch, length, dtype=th.bool, device=device)
-    index[row_of, slot] = action
-    valid[row_of, slot] = True
-    padded = th.full((batch, length), OUTSIDE_CROP, dtype=values.dtype, device=device)
-    padded = padded.index_put((row_of, slot), values)
-    return LegalLogits(index, valid, padded)
+    index = legal_index([g[:3] for g in groups], batch, allowed, source, window, channels)
+    if groups:
+        per_cell = th.cat([logits.permute(0, 2, 3, 1).reshape(-1, channels) for *_, logits in groups])
+        spatial = per_cell[index.cell, index.channel]
+    else:
+        spatial = th.zeros(len(index.rows), dtype=other.dtype, device=other.device)
+    values = th.where(index.spatial, spatial, other[index.rows, index.column])
+    return pad_legal(index, values, batch)
 
 
 class LegalActionDistribution(MaskableDistribution):
@@ -477,63 +627,89 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         data["head_hidden"] = self.head_hidden
         return data
 
-    def legal_logits(self, obs: PyTorchObs, action_masks: MaybeMasks = None) -> tuple[LegalLogits, th.Tensor]:
-        """Logits of the allowed actions and values (B, 1)."""
+    def legal_logits(
+        self, obs: PyTorchObs, action_masks: MaybeMasks | th.Tensor | LegalActions = None
+    ) -> tuple[LegalLogits, th.Tensor]:
+        """Logits of the allowed actions and values (B, 1). ``action_masks``: a (B, N) mask, the
+        :class:`~training.buffer.LegalActions` of the batch, or None (every action in the crop).
+
+        The per-cell logits are computed at the allowed actions' cells only: the 1×1 head is, at
+        each cell, a linear map of that cell's features."""
         w, n = self.codec.size, self.codec.n
-        allowed: tuple[th.Tensor, ...] | None = None
-        legal_cells = None
+        spatial_cells = self.spatial_channels * w * w
+        allowed: LegalActions | None = None
+        extent = None
         if action_masks is not None:
-            mask = th.as_tensor(action_masks, device=self.device).reshape(-1, n).bool()
-            allowed = row, action = mask.nonzero(as_tuple=True)
-            cell = self.source[action] % (w * w)
-            spatial = self.source[action] < self.spatial_channels * w * w
-            legal_cells = th.zeros(len(mask), w * w, dtype=th.bool, device=self.device)
-            legal_cells[row[spatial], cell[spatial]] = True
-            legal_cells = legal_cells.view(-1, w, w)
-        features: BoardFeatures = self.features_extractor(obs, legal_cells)
+            if not isinstance(action_masks, LegalActions):
+                masks = action_masks.cpu().numpy() if isinstance(action_masks, th.Tensor) else action_masks
+                action_masks = LegalActions.from_mask(masks, n)
+            allowed = LegalActions(action_masks.rows.to(self.device), action_masks.actions.to(self.device))
+            src = self.source[allowed.actions]
+            spatial = src < spatial_cells
+            extent = legal_cell_extent(allowed.rows[spatial], src[spatial] % (w * w), len(obs["cells"]), w)  # type: ignore[index]
+        features: BoardFeatures = self.features_extractor(obs, extent)
         values = self.value_net(features.pooled)
+        batch = len(features.crop)
         if allowed is None:
-            allowed = self._crop_mask(features).nonzero(as_tuple=True)
-        groups = [(g.members, g.first, g.size, self.spatial_head(g.trunk)) for g in features.groups]
+            allowed = LegalActions(*self._crop_mask(features).nonzero(as_tuple=True))
+        groups = [(g.members, g.first, g.size) for g in features.groups]
+        index = legal_index(groups, batch, (allowed.rows, allowed.actions), self.source, w, self.spatial_channels)
+        cells = th.cat([g.trunk.permute(0, 2, 3, 1).reshape(-1, g.trunk.shape[1]) for g in features.groups])
+        weight = self.spatial_head.weight.flatten(1)
+        bias = _bias(self.spatial_head)
+        spatial_logits = (cells[index.cell] * weight[index.channel]).sum(1) + bias[index.channel]
         other = self.other_head(self.pi_hidden(features.pooled))
-        return gather_legal(groups, other, (allowed[0], allowed[1]), self.source, w), values
+        logits = th.where(index.spatial, spatial_logits, other[index.rows, index.column])
+        return pad_legal(index, logits, batch), values
 
     def _crop_mask(self, features: BoardFeatures) -> th.Tensor:
         """Every action inside each observation's crop, as a (B, N) mask."""
         w = self.codec.size
-        batch = len(features.order)
-        spatial_channels = self.spatial_channels
-        inside = th.zeros(batch, w, w, dtype=th.bool, device=self.device)
-        for g in features.groups:
-            inside[g.members, g.first:g.first + g.size, g.first:g.first + g.size] = True
-        flat = th.cat([inside.view(batch, 1, -1).expand(-1, spatial_channels, -1).reshape(batch, -1),
-                       th.ones(batch, self.codec.n - spatial_channels * w * w, dtype=th.bool, device=self.device)], 1)
+        first = (w - features.crop[:, None]) // 2
+        line = th.arange(w, device=self.device)
+        fits = (line >= first) & (line < first + features.crop[:, None])
+        inside = (fits[:, :, None] & fits[:, None, :]).view(len(fits), 1, -1)
+        batch = len(fits)
+        other = th.ones(batch, self.codec.n - self.spatial_channels * w * w, dtype=th.bool, device=self.device)
+        flat = th.cat([inside.expand(-1, self.spatial_channels, -1).reshape(batch, -1), other], 1)
         return flat[:, self.source]
 
-    def _distribution(self, obs: PyTorchObs, action_masks: MaybeMasks) -> tuple[LegalActionDistribution, th.Tensor]:
+    def _distribution(
+        self, obs: PyTorchObs, action_masks: MaybeMasks | LegalActions
+    ) -> tuple[LegalActionDistribution, th.Tensor]:
         legal, values = self.legal_logits(obs, action_masks)
         return self.action_dist.proba_distribution(legal), values
 
     def forward(
         self, obs: PyTorchObs, deterministic: bool = False, action_masks: np.ndarray | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        distribution, values = self._distribution(obs, action_masks)
-        actions = distribution.get_actions(deterministic=deterministic)
-        return actions, values, distribution.log_prob(actions)
+        with _inference_unless_grad():
+            distribution, values = self._distribution(obs, action_masks)
+            actions = distribution.get_actions(deterministic=deterministic)
+            return actions, values, distribution.log_prob(actions)
 
     def evaluate_actions(
-        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | LegalActions | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
         distribution, values = self._distribution(obs, action_masks)
         return values, distribution.log_prob(actions), distribution.entropy()
 
     def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
-        return self._distribution(obs, action_masks)[0]
+        with _inference_unless_grad():
+            return self._distribution(obs, action_masks)[0]
 
     def predict_values(self, obs: PyTorchObs) -> th.Tensor:
-        features: BoardFeatures = self.features_extractor(obs)
-        values: th.Tensor = self.value_net(features.pooled)
-        return values
+        with _inference_unless_grad():
+            features: BoardFeatures = self.features_extractor(obs)
+            values: th.Tensor = self.value_net(features.pooled)
+            return values
+
+
+def _inference_unless_grad() -> th.inference_mode:
+    """``torch.inference_mode`` where gradients are off anyway (SB3's rollout and ``predict`` run
+    under ``no_grad``): less bookkeeping per operation; the outputs cannot enter a backward pass,
+    which they could not under ``no_grad`` either."""
+    return th.inference_mode(not th.is_grad_enabled())
 
 
 def policy_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
