@@ -71,6 +71,10 @@ class Settings:
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
     clip_range: float = 0.2
+    channels: int = 16
+    """Features per board cell in the network's trunk (training/network.py)."""
+    blocks: int = 2
+    """Residual 3×3 convolution blocks of the trunk."""
     shaping: float = 0.01
     """Weight of the per-step shaping reward (0 = win/loss only)."""
     shaping_scores: Literal["current", "end_now"] = "end_now"
@@ -191,7 +195,7 @@ def train(s: Settings) -> Path:
             CarcassonnePolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
             learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, ent_coef=s.ent_coef,
             clip_range=s.clip_range, seed=s.seed, device=s.device, tensorboard_log=str(out / "tensorboard"),
-            **ppo_kwargs(),
+            **ppo_kwargs(channels=s.channels, blocks=s.blocks),
         )
         pool = OpponentPool(fixed=list(s.fixed_opponents), fixed_weights=list(s.fixed_weights),
                             best=s.fixed_opponents[-1], snapshot_share=s.snapshot_share,
