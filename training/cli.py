@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                           description="Play a round robin (every set of --players agents) or a gauntlet (the "
                                       "first agent against each of the others); every seed is played in every "
                                       "seat rotation. Results go to --out as they finish; prints ratings with "
-                                      "95 %% intervals and writes CSV, JSON and a PNG (docs/tournament.md).")
+                                      "95 % intervals and writes CSV, JSON and a PNG (docs/tournament.md).")
     tour.add_argument("specs", nargs="+", metavar="SPEC", help=f"the agents (distinct); {_SPEC_HELP}")
     tour.add_argument("--gauntlet", action="store_true", help="the first SPEC plays each of the others "
                       "(default: round robin)")
