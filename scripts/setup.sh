@@ -9,8 +9,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
-python -m pip install -q --upgrade pip
+# pip's "Location ... is ignored" lines come from a machine-wide index configuration, not from this
+# project: they are filtered out; every other message (and pip's exit status) comes through.
+pip_install() {
+  python -m pip install -q "$@" 2>&1 | { grep -v "^WARNING: Location '.*' is ignored" || true; }
+}
+pip_install --upgrade pip
 case ",$extras," in
-  *,train,*) python -m pip install -q torch==2.13.0 ;;
+  *,train,*) pip_install torch==2.13.0 ;;
 esac
-python -m pip install -q -e ".[$extras]"
+pip_install -e ".[$extras]"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up ./.venv with everything the tests need, then run the checks in order, stopping at the first
 # that fails: ruff (lint, the [tool.ruff] config), mypy (--strict on the packages of [tool.mypy] in
-# pyproject.toml), then the whole pytest suite. Arguments go to pytest (e.g. -m "not slow").
+# pyproject.toml), the whole pytest suite, then the engine and env tests again on the lowest declared
+# numpy / gymnasium / pettingzoo (scripts/test_lower_bounds.sh, about a minute). Arguments go to the
+# main pytest run (e.g. -m "not slow").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,train
@@ -20,4 +22,8 @@ if [ "$rc" -eq 5 ]; then
   echo "pytest collected no tests: treating that as a failure" >&2
   exit 1
 fi
-exit "$rc"
+if [ "$rc" -ne 0 ]; then
+  exit "$rc"
+fi
+echo "== lowest declared dependencies"
+bash scripts/test_lower_bounds.sh
