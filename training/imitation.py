@@ -184,7 +184,10 @@ def collect_parallel(
 
     seeds = np.random.SeedSequence(seed).spawn(workers)
     share = -(-decisions // workers)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from training.tournament import single_threaded
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=single_threaded) as pool:
         parts = list(pool.map(
             collect, [env_kwargs] * workers, [share] * workers,
             [int(s.generate_state(1)[0]) for s in seeds], [_spec_agent] * workers,

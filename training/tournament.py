@@ -74,6 +74,14 @@ class Settings:
             raise TournamentError("sprt: needs exactly 2 agents in 2-player games")
 
 
+def single_threaded() -> None:
+    """Worker initializer: numerical libraries (torch, for ``ppo:`` agents) run one thread per game
+    process, since the workers are the parallelism; several threads per worker on a small machine
+    are several times slower. Set before the worker imports them."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
 def play_fixtures(
     config: GameConfig, fixtures: Sequence[Fixture], workers: int = 1, progress: bool = False, done: int = 0,
 ) -> Generator[tuple[Fixture, MatchResult], None, None]:
@@ -90,7 +98,8 @@ def play_fixtures(
             return
         todo = list(reversed(fixtures))
         data = config.to_dict()
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=single_threaded) as pool:
             running: dict[Future[dict[str, Any]], Fixture] = {}
             try:
                 while todo or running:
