@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,8 @@ def _fmt(x: float, digits: int = 0) -> str:
 
 def print_report(report: Report, console: Console | None = None) -> None:
     """The ratings and pairings as rich tables."""
-    console = console or Console()
+    # Piped into a file or a log, rich would fold the tables to 80 columns: keep them whole there.
+    console = console or Console(width=None if sys.stdout.isatty() else 180)
     ratings = Table(title=f"Ratings (Elo, {report.anchor} = 0, 95 % interval) after {report.games} games")
     for column in ("agent", "Elo", "95 % interval", "games", "score", "ms/decision"):
         ratings.add_column(column, justify="left" if column == "agent" else "right")

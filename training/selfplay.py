@@ -121,7 +121,8 @@ class Settings:
 
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("≤ 5 minutes on 2 CPU cores: imitation of greedy, then 30k PPO steps, mostly against random.",
-              Settings(total_steps=30_000, fixed_weights=(3.0, 1.0), eval_every=10_000, eval_seeds=5,
+              Settings(total_steps=30_000, learning_rate=1e-4, ent_coef=0.003, imitation_decisions=3_000,
+                       imitation_epochs=4, fixed_weights=(3.0, 1.0), eval_every=10_000, eval_seeds=5,
                        eval_opponents=("random",))),
     "full": ("The pretrained agent (hours; best on many cores, `--device cuda` if there is a GPU): a larger "
              "network, longer imitation, 2M PPO steps, a pool of promoted snapshots, evaluations every 100k "
