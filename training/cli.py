@@ -74,7 +74,9 @@ def _add_variant(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="carcassonne", description="Play, rate and benchmark Carcassonne agents (docs/tournament.md)."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="watch one game between agents in the terminal",
