@@ -84,6 +84,7 @@ def test_every_option_and_argument_has_help() -> None:
         (["tournament", "random", "--seeds", "0"], "expected a positive integer"),
         (["tournament", "random", "--expansions", "towers"], "unknown name 'towers'"),
         (["tournament", "random", "--rules", "no_such_rule"], "unknown variant flag 'no_such_rule'"),
+        (["tournament", "random", "greedy", "--address", "auto"], "--address: only --backend ray runs on a cluster"),
         (["play", "random"] * 1 + ["random"] * 6, "players: must be 2–6"),
         (["play", "random"], "players: must be 2–6"),
     ],

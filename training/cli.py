@@ -18,8 +18,11 @@ from pathlib import Path
 from agents import AgentSpecError, make_agent
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 
+from .backends import BACKENDS, Backend, make_backend
 from .match import MatchError, agent_seed
+from .ray_support import RayError
 from .schedule import Fixture, ScheduleError
+from .tournament import TournamentError
 
 __all__ = ["EVALUATION_LADDER", "main"]
 
@@ -73,6 +76,22 @@ def _add_variant(p: argparse.ArgumentParser) -> None:
                         "(README, 'Rules')")
 
 
+def _add_backend(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=_positive, help="parallel games: worker processes, or the cores of the local "
+                   "Ray (default: 1 for process; for ray all cores, or every CPU of the --address cluster)")
+    p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
+                   "this machine or Ray tasks, on a local Ray or the cluster at --address (default process; ray "
+                   "needs the ray extra)")
+    p.add_argument("--address", metavar="ADDR", help="ray backend: the Ray cluster to run on (auto, HOST:PORT of "
+                   "'ray start --head', or ray://HOST:10001); default: start a local Ray for the run")
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    if args.address is not None and args.backend != "ray":
+        raise TournamentError("--address: only --backend ray runs on a cluster")
+    return make_backend(args.backend, args.address)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="carcassonne", description="Play, rate and benchmark Carcassonne agents (docs/tournament.md)."
@@ -105,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
                        "rotation, so a table plays --players × --seeds games (default 10)")
     count.add_argument("--games", type=_positive, help="games per table, rounded up to a multiple of --players")
     tour.add_argument("--first-seed", type=int, default=0, help="the first tile-order seed (default 0)")
-    tour.add_argument("--workers", type=_positive, default=1, help="parallel game processes (default 1)")
+    _add_backend(tour)
     tour.add_argument("--out", type=Path, default=Path("runs/tournament"),
                       help="output directory (default runs/tournament)")
     tour.add_argument("--resume", action="store_true", help="continue the tournament in --out, skipping "
@@ -126,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
     ev.add_argument("--seeds", type=_positive, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
-    ev.add_argument("--workers", type=_positive, default=1, help="parallel game processes (default 1)")
+    _add_backend(ev)
     ev.add_argument("--out", type=Path, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -136,12 +155,16 @@ def _parser() -> argparse.ArgumentParser:
                                        "env (its options --players, --tiles, --expansions, --games, --seed, "
                                        "--profile pass through; see python -m carcassonne_env.bench --help); "
                                        "tournament: games/s of self-play games of each --specs agent on the "
-                                       "2-player tower variant with 1 and 2 workers.")
+                                       "2-player tower variant with 1 and 2 workers of --backend.")
     bench.add_argument("target", choices=("engine", "env", "tournament"), help="what to measure")
     bench.add_argument("--games", type=_positive, help="games per measurement (default: tournament 20; engine, "
                        "env as carcassonne_env.bench)")
     bench.add_argument("--specs", default="random,greedy", help="tournament: comma-separated agents "
                        "(default random,greedy)")
+    bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run "
+                       "(as for carcassonne tournament; default process)")
+    bench.add_argument("--address", metavar="ADDR", help="tournament, ray backend: the Ray cluster (default: a "
+                       "local Ray of 1, then 2 cores)")
     return parser
 
 
@@ -188,7 +211,7 @@ def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, playe
         make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
     settings = Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
                         config=config.to_dict(), sprt=getattr(args, "sprt", None))
-    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress)
+    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress, backend=_backend(args))
     anchor = anchor or ("random" if "random" in specs else specs[0])
     report = build_report(settings, load_games(args.out), anchor, state)
     print_report(report)
@@ -207,23 +230,22 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
     from .tournament import play_fixtures
 
     config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
+    backend = _backend(args)
     for spec in _names(args.specs):
         make_agent(spec, seed=0)
         games = args.games or 20
         fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
         for workers in (1, 2):
             start = time.perf_counter()
-            finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers)]
+            finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers, backend=backend)]
             steady = (games - 1) / (finished[-1] - finished[0]) if games > 1 else math.nan
-            print(f"tournament: {spec} vs {spec}, {workers} worker(s): {steady:.2f} games/s after the first game, "
-                  f"{games / (finished[-1] - start):.2f} games/s with process start ({games} games, 2-player "
-                  "tower variant)")
+            print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): {steady:.2f} games/s after "
+                  f"the first game, {games / (finished[-1] - start):.2f} games/s with start-up ({games} games, "
+                  "2-player tower variant)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carcassonne``; returns the exit status."""
-    from .tournament import TournamentError
-
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
@@ -245,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _tournament(args, specs, "round_robin", 2, args.seeds, config, "random")
         else:
             _bench(args, rest)
-    except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, OSError) as e:
+    except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
+            OSError) as e:
         print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,5 +1,6 @@
-"""Run a tournament: play its schedule in worker processes, append every game to a JSONL file as
-it finishes, resume by skipping finished games, stop early on an SPRT decision.
+"""Run a tournament: play its schedule on a back-end (worker processes or Ray tasks:
+:mod:`training.backends`), append every game to a JSONL file as it finishes, resume by skipping
+finished games, stop early on an SPRT decision.
 
 Files in the output directory (docs/tournament.md):
 
@@ -14,10 +15,9 @@ The reports (tables, CSV, JSON, PNG) are written by :mod:`training.report`.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 from collections.abc import Generator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,15 @@ from tqdm import tqdm
 
 from carcassonne_env.engine import GameConfig
 
-from .match import MatchResult, play_match, play_match_data
+from .backends import Backend, make_backend, single_threaded
+from .match import MatchResult
 from .ratings import Sprt, sprt
 from .schedule import Fixture, gauntlet, round_robin
 
-__all__ = ["GAMES_FILE", "SETTINGS_FILE", "Settings", "TournamentError", "load_games", "play_fixtures", "run"]
+__all__ = [
+    "GAMES_FILE", "SETTINGS_FILE", "Settings", "TournamentError", "load_games", "play_fixtures", "run",
+    "single_threaded",
+]
 
 SETTINGS_FILE = "tournament.json"
 GAMES_FILE = "games.jsonl"
@@ -74,46 +78,19 @@ class Settings:
             raise TournamentError("sprt: needs exactly 2 agents in 2-player games")
 
 
-def single_threaded() -> None:
-    """Worker initializer: numerical libraries (torch, for ``ppo:`` agents) run one thread per game
-    process, since the workers are the parallelism; several threads per worker on a small machine
-    are several times slower. Set before the worker imports them."""
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
-
-
 def play_fixtures(
-    config: GameConfig, fixtures: Sequence[Fixture], workers: int = 1, progress: bool = False, done: int = 0,
+    config: GameConfig, fixtures: Sequence[Fixture], workers: int | None = 1, progress: bool = False, done: int = 0,
+    backend: Backend | None = None,
 ) -> Generator[tuple[Fixture, MatchResult], None, None]:
-    """Play ``fixtures``, yielding each as it finishes (in completion order). ``workers`` > 1 runs
-    them in a ``spawn`` process pool with at most 2 games per worker in flight; closing the
-    iterator early cancels the rest."""
+    """Play ``fixtures`` on ``backend`` (default: the process back-end, :mod:`training.backends`)
+    with ``workers`` workers, yielding each as it finishes (in completion order) under one progress
+    bar; closing the iterator early cancels the rest."""
+    stream = (backend or make_backend("process"))(config.to_dict(), fixtures, workers)
     bar = tqdm(total=done + len(fixtures), initial=done, disable=not progress, unit="game", dynamic_ncols=True)
-    with bar:
-        if workers <= 1:
-            for f in fixtures:
-                result = play_match(config, f.seats, f.seed)
-                bar.update()
-                yield f, result
-            return
-        todo = list(reversed(fixtures))
-        data = config.to_dict()
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=single_threaded) as pool:
-            running: dict[Future[dict[str, Any]], Fixture] = {}
-            try:
-                while todo or running:
-                    while todo and len(running) < 2 * workers:
-                        f = todo.pop()
-                        running[pool.submit(play_match_data, data, f.seats, f.seed)] = f
-                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        f = running.pop(future)
-                        bar.update()
-                        yield f, MatchResult.from_dict(future.result())
-            finally:
-                for future in running:
-                    future.cancel()
+    with bar, closing(stream):
+        for f, result in stream:
+            bar.update()
+            yield f, MatchResult.from_dict(result)
 
 
 def load_games(out: Path) -> list[dict[str, Any]]:
@@ -152,8 +129,12 @@ def _prepare(out: Path, settings: Settings, resume: bool) -> list[dict[str, Any]
     return games
 
 
-def run(settings: Settings, out: Path, workers: int = 1, resume: bool = False, progress: bool = True) -> Sprt | None:
-    """Play every unfinished game of ``settings`` into ``out``; the final SPRT state if one was asked."""
+def run(
+    settings: Settings, out: Path, workers: int | None = 1, resume: bool = False, progress: bool = True,
+    backend: Backend | None = None,
+) -> Sprt | None:
+    """Play every unfinished game of ``settings`` into ``out`` on ``backend`` (default: processes);
+    the final SPRT state if one was asked."""
     settings.check()
     fixtures = settings.fixtures()
     games = _prepare(out, settings, resume)
@@ -168,7 +149,7 @@ def run(settings: Settings, out: Path, workers: int = 1, resume: bool = False, p
     if state is not None and state.decision:
         return state
     with (out / GAMES_FILE).open("a") as sink:
-        stream = play_fixtures(settings.game_config, todo, workers, progress, done=len(finished))
+        stream = play_fixtures(settings.game_config, todo, workers, progress, len(finished), backend)
         for f, result in stream:
             line = {"index": f.index, "group": f.group, **result.to_dict()}
             sink.write(json.dumps(line, separators=(",", ":")) + "\n")

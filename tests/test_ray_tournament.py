@@ -1,0 +1,57 @@
+"""The tournament's Ray back-end (training/backends.py) gives the process back-end's games."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from carcassonne_env.engine import GameConfig
+from training.backends import make_backend
+from training.cli import main
+from training.tournament import GAMES_FILE, Settings, run
+
+TIMINGS = ("seconds", "max_seconds")
+
+
+def _games(out: Path) -> list[dict[str, Any]]:
+    """The games of ``out`` by index, without their timings (the only part that differs)."""
+    games = [json.loads(line) for line in (out / GAMES_FILE).read_text().splitlines()]
+    return sorted(({k: v for k, v in g.items() if k not in TIMINGS} for g in games), key=lambda g: g["index"])
+
+
+@pytest.mark.xdist_group("ray")
+def test_ray_and_process_backends_play_the_same_games(ray_local: Any, tmp_path: Path) -> None:
+    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers")).to_dict()
+    settings = Settings(agents=("random", "greedy:fast=1"), seeds=3, first_seed=5, config=config)
+    run(settings, tmp_path / "process", workers=2, progress=False, backend=make_backend("process"))
+    run(settings, tmp_path / "ray", workers=2, progress=False, backend=make_backend("ray"))
+    process, ray = _games(tmp_path / "process"), _games(tmp_path / "ray")
+    assert [g["index"] for g in ray] == list(range(6))
+    assert ray == process
+
+
+@pytest.mark.xdist_group("ray")
+def test_ray_backend_resumes_a_process_run(ray_local: Any, tmp_path: Path) -> None:
+    settings = Settings(agents=("random", "greedy"), seeds=2, config=GameConfig(players=2).to_dict())
+    whole = tmp_path / "whole"
+    run(settings, whole, workers=1, progress=False)
+    part = tmp_path / "part"
+    part.mkdir()
+    lines = (whole / GAMES_FILE).read_text().splitlines()
+    (part / GAMES_FILE).write_text(lines[0] + "\n" + lines[1][:40])  # one game, then a line cut by a kill
+    (part / "tournament.json").write_text((whole / "tournament.json").read_text())
+    run(settings, part, workers=2, resume=True, progress=False, backend=make_backend("ray"))
+    assert _games(part) == _games(whole)
+
+
+def test_without_ray_the_ray_backend_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
+    status = main(["tournament", "random", "greedy", "--seeds", "1", "--backend", "ray", "--out", str(tmp_path)])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "needs Ray, which is not installed: pip install 'carcassonne-env[ray]'" in err

@@ -1,0 +1,58 @@
+"""Ray, imported only when asked for: the ``ray`` extra, a local Ray or a cluster, one error type.
+
+Both Ray users of the project (the tournament's ``ray`` back-end and the RLlib trainer) start Ray
+through :func:`ray_session`: with no address it starts a private local Ray (``num_cpus`` cores, no
+dashboard, a small object store, so that it starts in seconds on a small machine); with an address
+(``auto``, ``HOST:PORT`` of ``ray start --head``, or ``ray://HOST:10001``) it connects to that
+cluster. A session that finds Ray already initialised in the process uses it and leaves it running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+__all__ = ["LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "ray_session"]
+
+#: Object store of a local Ray started by :func:`ray_session` (games and weights are small).
+LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2
+_INSTALL = "pip install 'carcassonne-env[ray]' (after torch, see the README)"
+
+
+class RayError(RuntimeError):
+    """Ray is not installed, or the cluster cannot be reached."""
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module, or :class:`RayError` saying how to install it."""
+    try:
+        import ray
+    except ModuleNotFoundError as e:
+        if e.name != "ray":
+            raise
+        raise RayError(f"this needs Ray, which is not installed: {_INSTALL}") from None
+    return ray
+
+
+@contextmanager
+def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
+    """Ray started locally with ``num_cpus`` cores (all when None) or connected to ``address``;
+    shut down on exit if this session started or connected it."""
+    ray = import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    if address is None:
+        kwargs = {"num_cpus": num_cpus, "include_dashboard": False, "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
+    else:
+        kwargs = {"address": address}
+    try:
+        ray.init(**kwargs, logging_level="warning", log_to_driver=True)
+    except (ConnectionError, ValueError, RuntimeError) as e:
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+        raise RayError(f"cannot start or reach {where}: {e}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
