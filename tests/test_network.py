@@ -270,9 +270,9 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
         assert th.allclose(encoder._board_in(board), plain, atol=1e-5)
         features = encoder(obs)
         legal, _ = policy.legal_logits(obs, mask)
-        groups = [(g.members, g.first, g.size, policy.spatial_head(g.trunk)) for g in features.groups]
-        other = policy.other_head(policy.pi_hidden(features.pooled))
-        full = gather_legal(groups, other, th.as_tensor(mask).nonzero(as_tuple=True), policy.source, 31)
+        groups = [(g.members, g.first, g.size, policy.net.spatial_head(g.trunk)) for g in features.groups]
+        other = policy.net.other_head(policy.net.pi_hidden(features.pooled))
+        full = gather_legal(groups, other, th.as_tensor(mask).nonzero(as_tuple=True), policy.net.source, 31)
         assert th.equal(legal.actions, full.actions) and th.allclose(legal.logits, full.logits, atol=1e-5)
         rows = [int((features.crop == size).nonzero()[0]) for size in features.crop.unique()]
         assert len(rows) >= 2  # observations with different crop sizes, in one small batch
@@ -312,3 +312,17 @@ def test_the_compact_buffer_samples_what_sb3_contribs_buffer_samples() -> None:
         assert th.equal(a.actions, b.actions)
         rows, actions = a.action_masks.nonzero(as_tuple=True)
         assert th.equal(rows, b.action_masks.rows) and th.equal(actions, b.action_masks.actions)
+
+
+def test_the_shipped_pretrained_agent_plays_the_game_it_played_before_the_network_was_shared() -> None:
+    """agents/pretrained/tower_2p.zip predates BoardNet (its heads are top-level state-dict keys):
+    it loads strictly and plays move for move the game recorded with the network of its training."""
+    import json
+
+    from carcassonne_env.engine import GameConfig, GameRecord
+    from training.match import play_match
+
+    recorded = GameRecord.from_dict(json.loads((Path(__file__).parent / "golden" /
+                                                "pretrained_vs_greedy_seed0.json").read_text()))
+    result = play_match(GameConfig(players=2, expansions=ALL), ["ppo:pretrained", "greedy:fast=1"], seed=0)
+    assert result.record == recorded

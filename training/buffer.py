@@ -27,30 +27,9 @@ from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
 from stable_baselines3.common.buffers import DictRolloutBuffer
 from stable_baselines3.common.vec_env import VecNormalize
 
+from .board_net import LegalActions
+
 __all__ = ["CompactRolloutBuffer", "CompactSamples", "LegalActions"]
-
-
-class LegalActions(NamedTuple):
-    """The allowed actions of a batch of B observations, as ``mask.nonzero(as_tuple=True)`` of its
-    (B, N) mask would give them: ``rows[j]`` is the observation and ``actions[j]`` the action index
-    of the j-th allowed action, in row-major order (observations ascending, then actions)."""
-
-    rows: th.Tensor
-    actions: th.Tensor
-
-    @classmethod
-    def from_mask(cls, mask: np.ndarray, n: int) -> LegalActions:
-        """From a (B, N) (or flat B·N) mask of any dtype; nonzero = allowed. (Row by row:
-        ``np.flatnonzero`` of each row is several times faster than a 2-D ``nonzero``.)"""
-        return cls.from_lists([np.flatnonzero(row) for row in np.asarray(mask).reshape(-1, n)])
-
-    @classmethod
-    def from_lists(cls, legal: list[np.ndarray]) -> LegalActions:
-        """From each observation's ascending legal action indices."""
-        counts = np.fromiter((len(a) for a in legal), dtype=np.int64, count=len(legal))
-        rows = np.repeat(np.arange(len(legal), dtype=np.int64), counts)
-        actions = np.concatenate(legal) if legal else np.empty(0, dtype=np.int64)
-        return cls(th.from_numpy(rows), th.from_numpy(actions))
 
 
 class CompactSamples(NamedTuple):
