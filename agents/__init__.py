@@ -23,6 +23,13 @@ def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
     return make_ppo(seed, path, sample)
 
 
+def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
+    """``rllib:PATH``: imports torch and Ray RLlib (the ``ray`` extra) only when used."""
+    from .rllib import make_rllib
+
+    return make_rllib(seed, path, sample)
+
+
 def _mcts(
     seed: int,
     sims: int = 0,
@@ -43,6 +50,7 @@ register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
 register_agent("mcts", _mcts)
 register_agent("ppo", _ppo)
+register_agent("rllib", _rllib)
 
 __all__ = [
     "AgentSpecError",

@@ -54,6 +54,7 @@ is truncated for every agent (no terminal reward).
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -81,6 +82,9 @@ _PROGRESS = (
     "_game", "_seeds", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
     "agent_selection", "_scores", "window_overflows",
 )
+#: gymnasium's EzPickle state methods, typed here (some gymnasium 1.x releases leave them unannotated).
+_EZ_GETSTATE: Callable[[EzPickle], dict[str, Any]] = EzPickle.__getstate__
+_EZ_SETSTATE: Callable[[EzPickle, dict[str, Any]], None] = EzPickle.__setstate__
 
 
 def env(**config: Any) -> CarcassonneAEC:
@@ -261,14 +265,14 @@ class raw_env(CarcassonneAEC, EzPickle):
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
-        state: dict[str, Any] = EzPickle.__getstate__(self)
+        state = _EZ_GETSTATE(self)
         if self._game is not None:
             state["progress"] = {name: getattr(self, name) for name in _PROGRESS}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         progress = state.get("progress")
-        EzPickle.__setstate__(self, {k: v for k, v in state.items() if k != "progress"})
+        _EZ_SETSTATE(self, {k: v for k, v in state.items() if k != "progress"})
         if progress is not None:
             self.__dict__.update(progress)
             self.encoder.reset(self.game)

@@ -1,0 +1,91 @@
+"""A checkpoint of the RLlib trainer as a player: the agent spec ``rllib:PATH``.
+
+PATH is a checkpoint directory written by ``python -m training.rllib_selfplay`` (an RLlib algorithm
+checkpoint: the shared module is read from ``learner_group/learner/rl_module/shared``) or an
+RLModule checkpoint directory itself. It needs the ``ray`` extra. The module's network is the board
+network of the Stable-Baselines3 agents (:class:`training.board_net.BoardNet`), played as
+``ppo:`` plays: masked, the most probable legal action, or with ``sample=1`` a draw from the
+masked distribution with the agent's own seeded generator.
+
+Modules are loaded once per process and path (tournaments build one agent per game).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from carcassonne_env.players import EngineAgent, as_engine_agent
+
+__all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "RLlibAgent", "load_module", "make_rllib", "module_path"]
+
+#: The observation keys RLlib's action-masking modules expect (training/rllib_module.py).
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
+#: The id of the module (policy) every seat shares.
+MODULE_ID = "shared"
+#: Where an algorithm checkpoint keeps its learner's modules (RLlib's component names).
+_MODULES = Path("learner_group", "learner", "rl_module")
+
+
+def module_path(checkpoint: str | Path) -> Path:
+    """The module directory of ``checkpoint``: an algorithm checkpoint's shared module, or the
+    directory itself when it is an RLModule checkpoint."""
+    root = Path(checkpoint)
+    for path in (root / _MODULES / MODULE_ID, root):
+        if (path / "class_and_ctor_args.pkl").is_file():
+            return path
+    raise FileNotFoundError(f"no RLlib checkpoint at {str(checkpoint)!r} (expected {_MODULES / MODULE_ID} "
+                            "inside it, or an RLModule checkpoint)")
+
+
+@functools.lru_cache(maxsize=8)
+def load_module(path: Path) -> Any:
+    """The RLModule at ``path`` (:func:`module_path`) on the CPU in eval mode, once per process."""
+    try:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+    except ModuleNotFoundError as e:
+        raise ValueError(f"rllib: needs the ray extra (pip install 'carcassonne-env[ray]'): {e}") from None
+    module: Any = RLModule.from_checkpoint(path)
+    if not hasattr(module, "net"):
+        raise ValueError(f"rllib: {path} holds a {type(module).__name__}, not the board network's module")
+    module.eval()
+    return module
+
+
+class RLlibAgent:
+    """Observation-level policy (``act(observation, action_mask) -> int``) of an RLlib checkpoint."""
+
+    def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
+        self.module = load_module(module_path(path))
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        #: The board window the module was trained with (cells per side).
+        self.window = int(self.module.net.features_extractor.window)
+
+    def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
+        import torch
+
+        mask = np.asarray(action_mask, dtype=bool)
+        if not mask.any():
+            raise ValueError("the action mask allows no action")
+        batch = {k: torch.as_tensor(np.asarray(v))[None] for k, v in observation.items()}
+        with torch.no_grad():
+            legal, _ = self.module.net.legal_logits(batch, mask[None])
+        valid = legal.valid[0].numpy()
+        actions = legal.actions[0].numpy()[valid]
+        logits = legal.logits[0].numpy()[valid].astype(np.float64)
+        if not self.sample:
+            return int(actions[np.argmax(logits)])
+        probs = np.exp(logits - logits.max())
+        return int(self.rng.choice(actions, p=probs / probs.sum()))
+
+
+def make_rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
+    """The ``rllib:PATH[,sample=1]`` spec."""
+    agent = RLlibAgent(path, seed=seed, sample=sample)
+    return as_engine_agent(agent, window=agent.window)
