@@ -42,6 +42,10 @@ __all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "CarcassonneRLModule", "RLlibObse
 
 
 
+#: The ``model_config`` keys that are BoardNet's arguments.
+_NET_OPTIONS = ("channels", "blocks", "margin", "head_hidden")
+
+
 class RLlibObservationKeys(BaseWrapper):  # type: ignore[type-arg]
     """Renames the AEC env's observation key ``"observation"`` to ``"observations"`` (module
     docstring); the action mask keeps its key ``"action_mask"``."""
@@ -69,7 +73,8 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         if not isinstance(space, spaces.Dict) or set(space.spaces) != {OBS_KEY, MASK_KEY}:
             raise ValueError(f"CarcassonneRLModule needs observations {{{OBS_KEY!r}, {MASK_KEY!r}}} "
                              f"(wrap the env with RLlibObservationKeys), got {space}")
-        self.net = BoardNet(space[OBS_KEY], **dict(self.model_config or {}))
+        config = dict(self.model_config or {})  # RLlib adds its own keys (vf_share_layers, …)
+        self.net = BoardNet(space[OBS_KEY], **{k: config[k] for k in _NET_OPTIONS if k in config})
         self.net.orthogonal_init()
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""Self-play training on Ray RLlib (training/rllib_selfplay.py, training/rllib_module.py) and the
+``rllib:PATH`` agent."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+th = pytest.importorskip("torch")
+
+from agents import AgentSpecError, make_agent  # noqa: E402
+from carcassonne_env.engine import GameConfig  # noqa: E402
+from training.match import play_match  # noqa: E402
+from training.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
+from training.rllib_selfplay import Settings, train  # noqa: E402
+
+ALL = ("tower", "black_tower", "watchtowers")
+TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
+
+
+def test_the_env_adapter_renames_the_observation_key_and_keeps_the_mask() -> None:
+    env = make_env({"players": 3, "expansions": ALL, "window": 11})
+    obs, _ = env.reset(seed=4)
+    (agent, first), = obs.items()
+    space = env.observation_spaces[agent]
+    assert set(first) == set(space.spaces) == {OBS_KEY, MASK_KEY}
+    assert space[OBS_KEY].contains(first[OBS_KEY]) and space[MASK_KEY].contains(first[MASK_KEY])
+    legal = np.flatnonzero(first[MASK_KEY])
+    obs, rewards, terminated, truncated, _ = env.step({agent: int(legal[0])})
+    assert not terminated["__all__"] and len(obs) == 1
+
+
+def test_the_module_gives_masked_actions_no_probability() -> None:
+    from ray.rllib.core.columns import Columns
+
+    env = make_env({"players": 2, "expansions": ALL, "window": 11})
+    agent = env.possible_agents[0]
+    module = CarcassonneRLModule(observation_space=env.observation_spaces[agent],
+                                 action_space=env.action_spaces[agent], model_config=TINY)
+    obs, _ = env.reset(seed=1)
+    first = next(iter(obs.values()))
+    batch = {Columns.OBS: {OBS_KEY: {k: th.as_tensor(v)[None] for k, v in first[OBS_KEY].items()},
+                           MASK_KEY: th.as_tensor(first[MASK_KEY])[None]}}
+    with th.no_grad():
+        out = module.forward_exploration(batch)
+        values = module.compute_values(batch)
+    probs = th.softmax(out[Columns.ACTION_DIST_INPUTS][0], -1).numpy()
+    mask = first[MASK_KEY].astype(bool)
+    assert probs[~mask].max() == 0.0 and probs[mask].sum() == pytest.approx(1.0, abs=1e-5)
+    assert values.shape == (1,) and th.allclose(values, out[Columns.EMBEDDINGS])
+
+
+@pytest.mark.xdist_group("ray")
+def test_two_training_iterations_write_a_checkpoint_that_plays_as_an_agent(ray_local: Any, tmp_path: Path) -> None:
+    settings = Settings(out=str(tmp_path / "run"), env_runners=1, iterations=2, window=11, train_batch=64,
+                        minibatch=32, epochs=1, eval_every=2, eval_seeds=1, eval_opponents=("random",),
+                        checkpoint_every=1, **TINY)
+    final = train(settings)
+    progress = [json.loads(line) for line in (tmp_path / "run" / "progress.jsonl").read_text().splitlines()]
+    assert [p["iteration"] for p in progress] == [1, 2]
+    assert progress[1]["env_steps"] >= 2 * 64
+    evaluation = json.loads((tmp_path / "run" / "evaluations.jsonl").read_text())
+    assert evaluation["iteration"] == 2 and sum(evaluation["random"][k] for k in ("wins", "draws", "losses")) == 2
+    assert (tmp_path / "run" / "checkpoints" / "iter_0001").is_dir()
+    config = GameConfig(players=2, expansions=ALL)
+    spec = f"rllib:{final}"
+    game = play_match(config, [spec, "random"], seed=3)
+    assert game.record.replay().scores == game.scores
+    assert play_match(config, [spec, "random"], seed=3).record == game.record  # deterministic by default
+
+
+def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(AgentSpecError, match="no RLlib checkpoint at"):
+        make_agent(f"rllib:{tmp_path}", seed=0)

@@ -1,0 +1,219 @@
+"""Self-play training on Ray RLlib (new API stack) — one readable file, cleanrl-style.
+
+    python -m training.rllib_selfplay                                  # a local Ray on this machine
+    python -m training.rllib_selfplay --env-runners 2 --iterations 50
+    python -m training.rllib_selfplay --address auto --env-runners 32  # on a cluster (ray start --head)
+
+What happens:
+
+1. **Ray**: a local Ray (``--num-cpus`` cores, all by default) or the cluster at ``--address``
+   (:mod:`training.ray_support`). Every node needs this project and the ``ray`` extra installed.
+2. **PPO** on ``carcassonne_v0`` through RLlib's ``PettingZooEnv`` wrapper, with the observation
+   keys RLlib's action masking expects (:mod:`training.rllib_module`): every seat plays the one
+   shared policy (self-play), the network is the SB3 trainer's (:class:`~training.board_net.BoardNet`
+   inside :class:`~training.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
+   actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
+   driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer.
+3. **Evaluation** every ``eval_every`` iterations with the tournament runner: a gauntlet of the
+   current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
+   ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
+4. **Checkpoints** every ``checkpoint_every`` iterations and at the end: RLlib algorithm
+   checkpoints ``OUT/checkpoints/iter_NNNN`` and ``OUT/final``, each one an agent spec
+   (``rllib:OUT/final``). Progress: one line per iteration on stdout and in ``OUT/progress.jsonl``
+   (env steps, env steps/s, mean episode return, losses), evaluations in ``OUT/evaluations.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["ENV_NAME", "Settings", "build_config", "train"]
+
+#: The name the env is registered under in Ray's registry.
+ENV_NAME = "carcassonne_v0_rllib"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of an RLlib self-play run (each one is a command-line flag)."""
+
+    out: str = "runs/rllib"
+    """Output directory: checkpoints, progress and evaluations."""
+    address: str | None = None
+    """Ray cluster to run on (auto, HOST:PORT of `ray start --head`, ray://HOST:10001); default a local Ray."""
+    num_cpus: int | None = None
+    """Cores of the local Ray (default: all); ignored with --address."""
+    env_runners: int = 1
+    """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
+    envs_per_runner: int = 1
+    """Envs each EnvRunner steps."""
+    iterations: int = 20
+    """Training iterations (each samples ``train_batch`` env steps, then updates)."""
+    seed: int = 0
+    players: int = 2
+    """Players per game (2–6); every seat is the learner (shared policy)."""
+    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    window: int = 31
+    """Board window W of the observations (docs/env.md)."""
+    shaping: float = 0.01
+    """Weight of the per-step shaping reward (0 = win/loss only)."""
+    shaping_scores: Literal["current", "end_now"] = "end_now"
+    train_batch: int = 2048
+    """Env steps per iteration (all seats' decisions count)."""
+    minibatch: int = 256
+    epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    channels: int = 16
+    """Features per board cell in the network's trunk (training/board_net.py)."""
+    blocks: int = 2
+    """Residual 3×3 convolution blocks of the trunk."""
+    head_hidden: int = 64
+    eval_every: int = 5
+    """Iterations between evaluations (0 = only at the end)."""
+    eval_seeds: int = 10
+    """Tile orders per evaluation opponent; each is played in every seat rotation."""
+    eval_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
+    eval_backend: Literal["process", "ray"] = "process"
+    """Where evaluation games run: processes on the driver's machine, or Ray tasks (free cluster CPUs)."""
+    eval_workers: int = 1
+    checkpoint_every: int = 5
+    """Iterations between checkpoints (the final one is always written)."""
+
+    def env_config(self) -> dict[str, Any]:
+        return {"players": self.players, "expansions": self.expansions, "window": self.window,
+                "shaping": self.shaping, "shaping_scores": self.shaping_scores}
+
+    def model_config(self) -> dict[str, Any]:
+        return {"channels": self.channels, "blocks": self.blocks, "head_hidden": self.head_hidden}
+
+
+def build_config(s: Settings) -> Any:
+    """The RLlib ``PPOConfig`` of ``s`` (new API stack: RLModule, Learner, EnvRunners)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from agents.rllib import MODULE_ID
+    from training.rllib_module import CarcassonneRLModule, make_env
+
+    register_env(ENV_NAME, make_env)
+    return (
+        PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        .environment(ENV_NAME, env_config=s.env_config(), disable_env_checking=True)  # its check plays unmasked
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            MODULE_ID: RLModuleSpec(module_class=CarcassonneRLModule, model_config=s.model_config()),
+        }))
+        .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
+        .learners(num_learners=0)
+        .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
+                  lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
+                  clip_param=s.clip_range)
+        .debugging(seed=s.seed)
+    )
+
+
+def train(s: Settings) -> Path:
+    """Run the self-play training described by ``s``; returns the final checkpoint's path."""
+    from training.ray_support import ray_session
+
+    out = Path(s.out).resolve()
+    if (out / "final").exists() or (out / "checkpoints").exists():
+        raise SystemExit(f"{out} already holds a run: choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "settings.json").write_text(json.dumps(asdict(s), indent=1) + "\n")
+    with ray_session(s.address, s.num_cpus):
+        algo = build_config(s).build_algo()
+        try:
+            for iteration in range(1, s.iterations + 1):
+                start = time.perf_counter()
+                result = algo.train()
+                row = _progress(iteration, result, time.perf_counter() - start)
+                _append(out / "progress.jsonl", row)
+                print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
+                      flush=True)
+                last = iteration == s.iterations
+                if last or (s.checkpoint_every and iteration % s.checkpoint_every == 0) or \
+                        (s.eval_every and iteration % s.eval_every == 0):
+                    checkpoint = Path(algo.save_to_path(out / "final" if last else
+                                                        out / "checkpoints" / f"iter_{iteration:04d}"))
+                    if last or (s.eval_every and iteration % s.eval_every == 0):
+                        _evaluate(s, checkpoint, iteration, out)
+        finally:
+            algo.stop()
+    return out / "final"
+
+
+def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One line of progress from an RLlib result dict."""
+    from agents.rllib import MODULE_ID
+
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(MODULE_ID, {})
+    steps = runners.get("num_env_steps_sampled", 0)
+    return {
+        "iteration": iteration,
+        "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+        "env_steps_per_s": float(steps / seconds) if seconds > 0 else 0.0,
+        "seconds": float(seconds),
+        "episode_return_mean": float(runners.get("episode_return_mean", float("nan"))),
+        "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
+        "policy_loss": float(learner.get("policy_loss", float("nan"))),
+        "vf_loss": float(learner.get("vf_loss", float("nan"))),
+        "entropy": float(learner.get("entropy", float("nan"))),
+    }
+
+
+def _evaluate(s: Settings, checkpoint: Path, iteration: int, out: Path) -> None:
+    """A gauntlet of ``rllib:checkpoint`` against the evaluation opponents (tournament runner)."""
+    from carcassonne_env.engine import GameConfig
+    from training.backends import make_backend
+    from training.ratings import head_to_heads, pair_stats
+    from training.tournament import Settings as TournamentSettings
+    from training.tournament import load_games, run
+
+    spec = f"rllib:{checkpoint}"
+    config = GameConfig.from_dict({"players": s.players, "expansions": list(s.expansions)})
+    settings = TournamentSettings(agents=(spec, *s.eval_opponents), mode="gauntlet", seeds=s.eval_seeds,
+                                  first_seed=10**6, config=config.to_dict())
+    games = out / "evaluations" / f"iter_{iteration:04d}"
+    run(settings, games, workers=s.eval_workers, progress=False, backend=make_backend(s.eval_backend))
+    h2h = head_to_heads(load_games(games), [spec, *s.eval_opponents])
+    row: dict[str, Any] = {"iteration": iteration, "checkpoint": str(checkpoint)}
+    for opponent in s.eval_opponents:
+        st = pair_stats(h2h, spec, opponent)
+        row[opponent] = {"wins": st.wins, "draws": st.draws, "losses": st.losses, "win_rate": st.win_rate,
+                         "win_ci": st.win_ci, "margin": st.margin, "margin_se": st.margin_se}
+        print(f"eval iteration {iteration} vs {opponent}: {st.wins}-{st.draws}-{st.losses}, win "
+              f"{st.win_rate:.1%} [{st.win_ci[0]:.1%}, {st.win_ci[1]:.1%}], margin {st.margin:+.1f} ± "
+              f"{st.margin_se:.1f}", flush=True)
+    _append(out / "evaluations.jsonl", row)
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a") as f:
+        f.write(json.dumps(row, default=str) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    import tyro
+
+    settings = tyro.cli(Settings, args=argv, prog="python -m training.rllib_selfplay",
+                        description=(__doc__ or "").split("\n\n")[0])
+    start = time.time()
+    final = train(settings)
+    print(f"done in {time.time() - start:.0f} s; agent spec rllib:{final}")
+
+
+if __name__ == "__main__":
+    main()
