@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create ./.venv once and install the project with the given extras (default: dev).
-# torch is pinned to the CPU build first, so the "train" extra never pulls CUDA wheels.
+# torch is pinned to the CPU build first, so the "train" and "ray" extras never pull CUDA wheels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-dev}"
@@ -16,6 +16,6 @@ pip_install() {
 }
 pip_install --upgrade pip
 case ",$extras," in
-  *,train,*) pip_install torch==2.13.0 ;;
+  *,train,*|*,ray,*) pip_install torch==2.13.0 ;;
 esac
 pip_install -e ".[$extras]"

@@ -6,7 +6,7 @@
 # main pytest run (e.g. -m "not slow").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh dev,train
+bash scripts/setup.sh dev,train,ray
 # shellcheck disable=SC1091
 . .venv/bin/activate
 echo "== ruff check ."
@@ -15,7 +15,7 @@ echo "== mypy"
 python -m mypy
 echo "== pytest"
 set +e
-python -m pytest -q -n 2 "$@"
+python -m pytest -q -n 2 --dist loadgroup "$@"  # loadgroup: the Ray tests share one local Ray
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -29,8 +29,8 @@ def test_the_env_adapter_renames_the_observation_key_and_keeps_the_mask() -> Non
     assert set(first) == set(space.spaces) == {OBS_KEY, MASK_KEY}
     assert space[OBS_KEY].contains(first[OBS_KEY]) and space[MASK_KEY].contains(first[MASK_KEY])
     legal = np.flatnonzero(first[MASK_KEY])
-    obs, rewards, terminated, truncated, _ = env.step({agent: int(legal[0])})
-    assert not terminated["__all__"] and len(obs) == 1
+    obs, rewards, terminated, _, _ = env.step({agent: int(legal[0])})
+    assert not terminated["__all__"] and len(obs) == 1 and set(rewards) == set(obs)
 
 
 def test_the_module_gives_masked_actions_no_probability() -> None:

@@ -14,7 +14,7 @@ What happens:
    inside :class:`~training.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
    driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer.
-3. **Evaluation** every ``eval_every`` iterations with the tournament runner: a gauntlet of the
+3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
    current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
    ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
 4. **Checkpoints** every ``checkpoint_every`` iterations and at the end: RLlib algorithm
@@ -77,7 +77,7 @@ class Settings:
     """Residual 3×3 convolution blocks of the trunk."""
     head_hidden: int = 64
     eval_every: int = 5
-    """Iterations between evaluations (0 = only at the end)."""
+    """Iterations between evaluations, and one at the end (0 = none)."""
     eval_seeds: int = 10
     """Tile orders per evaluation opponent; each is played in every seat rotation."""
     eval_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
@@ -143,11 +143,11 @@ def train(s: Settings) -> Path:
                 print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
                       flush=True)
                 last = iteration == s.iterations
-                if last or (s.checkpoint_every and iteration % s.checkpoint_every == 0) or \
-                        (s.eval_every and iteration % s.eval_every == 0):
+                evaluate = s.eval_every > 0 and (last or iteration % s.eval_every == 0)
+                if last or evaluate or (s.checkpoint_every and iteration % s.checkpoint_every == 0):
                     checkpoint = Path(algo.save_to_path(out / "final" if last else
                                                         out / "checkpoints" / f"iter_{iteration:04d}"))
-                    if last or (s.eval_every and iteration % s.eval_every == 0):
+                    if evaluate:
                         _evaluate(s, checkpoint, iteration, out)
         finally:
             algo.stop()
@@ -166,6 +166,7 @@ def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[st
         "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
         "env_steps_per_s": float(steps / seconds) if seconds > 0 else 0.0,
         "seconds": float(seconds),
+        "sample_seconds": float(result.get("timers", {}).get("env_runner_sampling_timer", float("nan"))),
         "episode_return_mean": float(runners.get("episode_return_mean", float("nan"))),
         "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
         "policy_loss": float(learner.get("policy_loss", float("nan"))),
