@@ -35,7 +35,7 @@ _MODULES = Path("learner_group", "learner", "rl_module")
 def module_path(checkpoint: str | Path) -> Path:
     """The module directory of ``checkpoint``: an algorithm checkpoint's shared module, or the
     directory itself when it is an RLModule checkpoint."""
-    root = Path(checkpoint)
+    root = Path(checkpoint).resolve()  # RLlib reads checkpoints by absolute path
     for path in (root / _MODULES / MODULE_ID, root):
         if (path / "class_and_ctor_args.pkl").is_file():
             return path

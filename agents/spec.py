@@ -6,6 +6,7 @@ spec                           agent
 ``random``                     a registered agent with its default options
 ``greedy:fast=1``              a registered agent with options ``key=value,key=value``
 ``ppo:path/to/model.zip``      a registered agent whose first option is positional (no ``=``)
+``rllib:path/to/checkpoint``   the same, for the RLlib trainer's checkpoints (:mod:`agents.rllib`)
 ``mymodule:MyAgent``           class ``MyAgent`` of the importable module ``mymodule``
 ``path/to/file.py:MyAgent``    class ``MyAgent`` of a Python file (a name ending in ``.py`` or holding ``/``)
 =============================  =====================================================================

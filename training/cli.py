@@ -30,7 +30,7 @@ __all__ = ["EVALUATION_LADDER", "main"]
 EVALUATION_LADDER = ("random", "greedy", "mcts:sims=200")
 EVALUATION_EXPANSIONS = ("tower", "black_tower", "watchtowers")
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
-_SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, mcts:sims=400, mcts:seconds=1, ppo:PATH, "
+_SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, mcts:sims=400, mcts:seconds=1, ppo:PATH, rllib:PATH, "
               "module:Class or path/to/file.py:Class")
 
 
