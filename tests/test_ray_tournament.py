@@ -55,3 +55,18 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert "needs Ray, which is not installed: pip install 'carcassonne-env[ray]'" in err
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    ("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1"),
+    ("localhost:port", "expected auto, HOST:PORT or ray://HOST:PORT"),
+])
+def test_an_unreachable_cluster_address_is_a_one_line_error(
+    address: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    status = main(["tournament", "random", "greedy", "--seeds", "1", "--backend", "ray", "--address", address,
+                   "--out", str(tmp_path)])
+    assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "".join(err) and message in err[-1]

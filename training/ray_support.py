@@ -9,12 +9,15 @@ cluster. A session that finds Ray already initialised in the process uses it and
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
-__all__ = ["LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "ray_session"]
+__all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "ray_session"]
 
+#: How long an address may take to accept a connection.
+CONNECT_SECONDS = 5.0
 #: Object store of a local Ray started by :func:`ray_session` (games and weights are small).
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2
 _INSTALL = "pip install 'carcassonne-env[ray]' (after torch, see the README)"
@@ -35,11 +38,29 @@ def import_ray() -> ModuleType:
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """:class:`RayError` unless a ``HOST:PORT`` address accepts a connection within
+    :data:`CONNECT_SECONDS` (Ray itself retries an unreachable address for many minutes); ``auto``
+    and ``ray://`` addresses are left to Ray."""
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except ValueError:
+        raise RayError(f"--address: expected auto, HOST:PORT or ray://HOST:PORT, got {address!r}") from None
+    except OSError as e:
+        raise RayError(f"--address: no Ray cluster answers at {address} ({e}); start one with "
+                       "'ray start --head'") from None
+
+
 @contextmanager
 def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
     """Ray started locally with ``num_cpus`` cores (all when None) or connected to ``address``;
     shut down on exit if this session started or connected it."""
     ray = import_ray()
+    if address is not None:
+        _check_reachable(address)
     if ray.is_initialized():
         yield ray
         return

@@ -211,8 +211,13 @@ def main(argv: list[str] | None = None) -> None:
 
     settings = tyro.cli(Settings, args=argv, prog="python -m training.rllib_selfplay",
                         description=(__doc__ or "").split("\n\n")[0])
+    from training.ray_support import RayError
+
     start = time.time()
-    final = train(settings)
+    try:
+        final = train(settings)
+    except RayError as e:
+        raise SystemExit(f"python -m training.rllib_selfplay: error: {e}") from None
     print(f"done in {time.time() - start:.0f} s; agent spec rllib:{final}")
 
 
