@@ -2,7 +2,8 @@
 
 Both Ray users of the project (the tournament's ``ray`` back-end and the RLlib trainer) start Ray
 through :func:`ray_session`: with no address it starts a private local Ray (``num_cpus`` cores, no
-dashboard, a small object store, so that it starts in seconds on a small machine); with an address
+dashboard, a small object store, so that it starts in seconds on a small machine; never the cluster
+a ``ray start`` left running on the machine); with an address
 (``auto``, ``HOST:PORT`` of ``ray start --head``, or ``ray://HOST:10001``) it connects to that
 cluster. A session that finds Ray already initialised in the process uses it and leaves it running.
 """
@@ -65,7 +66,9 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
         yield ray
         return
     if address is None:
-        kwargs = {"num_cpus": num_cpus, "include_dashboard": False, "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
+        # "local": a new Ray, never the cluster that `ray start` left on this machine or RAY_ADDRESS names
+        kwargs = {"address": "local", "num_cpus": num_cpus, "include_dashboard": False,
+                  "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
     else:
         kwargs = {"address": address}
     try:
