@@ -33,7 +33,7 @@ from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .persistence import GameRecord, game_from_dict, game_from_json, game_record, game_to_dict, game_to_json
-from .scoring import award, completed_value, field_value, final_value, majority_counts
+from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = [
@@ -46,6 +46,8 @@ FOLLOWERS_PER_PLAYER = 7
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
 _MONASTERY = SegmentKind.MONASTERY
+#: The score-log reason of a feature, by SegmentKind.
+_FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery")
 
 #: Cached PLACE actions per packed position (one per rotation): legal lists reuse these objects.
 _PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
@@ -333,6 +335,7 @@ class Game:
         self._decision_owner: Expansion | None = None
         self._history: list[Action] = []
         self._start_position: dict[str, Any] | None = None
+        self._score_log: list[ScoreEvent] | None = None
         self._assemble_expansions()
         self._ext: dict[str, ExpansionState] = {}
         for e in self._expansions:
@@ -596,9 +599,31 @@ class Game:
         """Followers in ``player``'s supply (O(1), unlike :attr:`supply`)."""
         return self._supply[player]
 
-    def add_score(self, player: int, points: int) -> None:
-        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score."""
+    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int = 0) -> None:
+        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score; ``reason`` and the
+        packed position ``pos`` are what :attr:`score_log` records."""
         self._scores[player] += points
+        if self._score_log is not None:
+            self._score_log.append(ScoreEvent(self._turn, player, points, reason, *unpack(pos)))
+
+    def keep_score_log(self) -> None:
+        """Record every score change from now on in :attr:`score_log` (off by default, so that
+        playing, cloning and search pay nothing for it; a clone keeps a copy of the log)."""
+        if self._score_log is None:
+            self._score_log = []
+
+    @property
+    def score_log(self) -> tuple[ScoreEvent, ...]:
+        """Every score change since :meth:`keep_score_log`, in order: who, how many points, why and
+        where (:class:`~.scoring.ScoreEvent`); their sum per player is the change of :attr:`scores`."""
+        return tuple(self._score_log or ())
+
+    def _log_award(self, winners: list[int], value: int, root: int, final: bool) -> None:
+        """Record ``value`` points to each of ``winners`` for the feature rooted at ``root``."""
+        if self._score_log is not None:
+            x, y = unpack(self._tile_pos[self._node_tile[root]])
+            reason = _FEATURE_REASONS[self._kind[root]]
+            self._score_log.extend(ScoreEvent(self._turn, p, value, reason, x, y, final) for p in winners)
 
     def take_follower(self, player: int) -> None:
         """Take one follower from ``player``'s supply (the hook checked that there is one)."""
@@ -887,7 +912,7 @@ class Game:
                     value = completed_value(
                         self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
                     )
-                    award(self._scores, c, value)
+                    self._log_award(award(self._scores, c, value), value, root, False)
                 done = set(counts)
                 find = self._find
                 for node in [n for n in self._followers if find(n) in done]:
@@ -918,7 +943,8 @@ class Game:
         find = self._find
         counts = majority_counts(self._followers, find, {find(n) for n in self._followers}, self.num_players)
         for root, c in counts.items():
-            award(self._scores, c, self._final_value(root))
+            value = self._final_value(root)
+            self._log_award(award(self._scores, c, value), value, root, True)
 
     def _final_value(self, root: int) -> int:
         """End-game value of the feature rooted at ``root`` (R27, R28), from its totals."""
@@ -1003,6 +1029,8 @@ class Game:
         ):
             g.__dict__[name] = d[name].copy()
         g._ext = {k: v.copy() for k, v in self._ext.items()}
+        if self._score_log is not None:
+            g._score_log = self._score_log.copy()
         return g
 
     # ------------------------------------------------------------------ saving, loading, records (.persistence)
