@@ -28,6 +28,7 @@ from ..engine.subcells import anchor_cell
 from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
 from .observation import Encoder
 from .subcells import stamp
+from .window import BoundingBox
 
 __all__ = ["SEAT_COLOURS", "TILE", "render_rgb", "write_png"]
 
@@ -67,11 +68,12 @@ def _disc(img: np.ndarray, cy: int, cx: int, radius: int, colour: tuple[int, int
     patch[d2 <= radius * radius] = colour
 
 
-def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
-    """The board of ``game`` as a uint8 (H, W, 3) picture (module docstring)."""
+def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> np.ndarray:
+    """The board of ``game`` as a uint8 (H, W, 3) picture (module docstring) of ``box`` (default:
+    the placed tiles' bounding box; a game's final box keeps every frame of an animation one size)."""
     mirror = encoder.mirror
     layout = encoder.layout
-    box = mirror.box
+    box = box or mirror.box
     cols = box.x1 - box.x0 + 1
     rows = box.y1 - box.y0 + 1
     bar = 2 * SUB
