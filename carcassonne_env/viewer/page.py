@@ -20,7 +20,7 @@ __all__ = ["replay_html", "write_replay_html"]
 
 
 def _static(name: str) -> str:
-    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("static").joinpath(name).read_text(encoding="utf-8")
 
 
 def _default_title(source: Replayable) -> str:

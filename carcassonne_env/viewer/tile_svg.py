@@ -133,5 +133,5 @@ def tile_svg(tile: TileType, rot: int) -> str:
         m = _MID
         out.append(f'<path class="junction" d="M{m - 6},{m - 1} L{m},{m - 7} L{m + 6},{m - 1} V{m + 6} H{m - 6} Z" '
                    'fill="#e9dcc4" stroke="#5b3a2a" stroke-width="1"/>')
-    out.append(f'<rect width="{SIZE}" height="{SIZE}" fill="none" stroke="#000" stroke-opacity="0.35" stroke-width="1"/>')
+    out.append(f'<rect width="{SIZE}" height="{SIZE}" fill="none" stroke="#000" stroke-opacity="0.35"/>')
     return "".join(out)
