@@ -3,6 +3,7 @@ tests/test_viewer_browser.py opens the page in Chromium)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_every_action_is_described_in_words(game: Game) -> None:
 
 def test_the_scoring_events_of_each_turn_add_up_to_the_score_changes(game: Game) -> None:
     frames = page_data(replay_html(game))["frames"]
-    for before, after in zip(frames, frames[1:], strict=False):
+    for before, after in itertools.pairwise(frames):
         earlier = before["events"] if before["turn"] == after["turn"] else []
         assert after["events"][:len(earlier)] == earlier  # the turn's list only grows
         change = [a["score"] - b["score"] for a, b in zip(after["players"], before["players"], strict=True)]
