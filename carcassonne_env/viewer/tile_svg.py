@@ -106,7 +106,8 @@ def tile_svg(tile: TileType, rot: int) -> str:
     city = [shape for s, k in enumerate(kinds) if k is SegmentKind.CITY for shape in _city_shapes(cells[s])]
     if city:
         out.append(f'<g fill="{_WALL}" stroke="{_WALL}" stroke-width="5">{"".join(city)}</g>')
-        out.append(f'<g class="city" fill="{css(TERRAIN[SegmentKind.CITY])}">{"".join(city)}</g>')
+        colour = css(TERRAIN[SegmentKind.CITY])  # its thin outline hides the seams between the shapes
+        out.append(f'<g class="city" fill="{colour}" stroke="{colour}" stroke-width="0.8">{"".join(city)}</g>')
     roads = " ".join(_road(cells[s]) for s, k in enumerate(kinds) if k is SegmentKind.ROAD)
     if roads:
         out.append(f'<path d="{roads}" fill="none" stroke="{_ROAD_EDGE}" stroke-width="9"/>')
