@@ -57,10 +57,13 @@ def test_the_last_snapshot_is_the_engines_final_position(game: Game) -> None:
     assert [p["supply"] for p in last["players"]] == list(game.supply)
     assert last["tiles"] == len(data["tiles"]) == len(game.tiles())
     assert [t[:2] for t in data["tiles"]] == [[t.x, t.y] for t in game.tiles()]
-    assert len(last["followers"]) == len(game.followers()) + sum(1 for f in last["followers"] if f[3] == "top")
+    assert sorted((f[2], f[3]) for f in last["followers"]) == sorted(
+        (f.owner, game.tile_at(f.x, f.y).tile.segment_kinds[f.slot].name.lower()) for f in game.followers())
     towers = game.expansion_state("tower")
-    assert sorted((x, y, len(floors)) for x, y, floors, _ in last["towers"]) == sorted(
-        (x, y, towers.height(x, y)) for x, y in towers.foundations())
+    assert sorted((x, y, len(floors), top) for x, y, floors, top in last["towers"]) == sorted(
+        (x, y, towers.height(x, y), -1 if towers.top(x, y) is None else towers.top(x, y))
+        for x, y in towers.foundations())
+    assert any(top >= 0 for *_, top in last["towers"]) and any(len(f) > 1 for _, _, f, _ in last["towers"])
     assert last["next"].startswith("game over")
     assert [f["tiles"] for f in frames] == sorted(f["tiles"] for f in frames)  # tiles only ever join the board
 

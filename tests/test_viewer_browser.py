@@ -83,7 +83,11 @@ def test_the_page_steps_to_the_end_and_shows_the_engines_final_board(browser: An
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(last)
     assert len(shown("#tiles .tile")) == len(game.tiles())
     assert [int(s.text) for s in shown(".score")] == list(game.scores)
-    assert len(shown("#followers .follower")) == len(game.followers()) + len(shown("#followers .tower-top"))
+    towers = game.expansion_state("tower")
+    tops = sum(towers.top(x, y) is not None for x, y in towers.foundations())
+    assert len(shown("#followers .tower-top")) == tops
+    assert len(shown("#followers .follower")) == len(game.followers()) + tops
+    assert len(shown("#towers .tower")) == sum(towers.height(x, y) > 0 for x, y in towers.foundations())
     assert browser.find_element(By.ID, "next-decision").text.startswith("game over")
     assert "at the end" in browser.find_element(By.ID, "events").text
     shown("#prev")[0].click()

@@ -41,14 +41,11 @@ def game_frames(record: GameRecord, *, window: int = 31) -> list[np.ndarray]:
     return frames
 
 
-def write_gif(record: GameRecord, path: str | Path, *, frame_ms: int = FRAME_MS, last_ms: int = LAST_FRAME_MS,
-              scale: int = 1) -> int:
-    """Write the GIF of ``record`` to ``path`` (pixels enlarged ``scale`` times); returns its frame count."""
+def write_gif(record: GameRecord, path: str | Path, *, frame_ms: int = FRAME_MS, last_ms: int = LAST_FRAME_MS) -> int:
+    """Write the GIF of ``record`` to ``path``; returns its frame count."""
     from PIL import Image
 
     frames = game_frames(record)
-    if scale > 1:
-        frames = [np.repeat(np.repeat(f, scale, axis=0), scale, axis=1) for f in frames]
     packed = [(f[..., 0].astype(np.uint32) << 16) | (f[..., 1].astype(np.uint32) << 8) | f[..., 2] for f in frames]
     colours = np.unique(np.concatenate([np.unique(p) for p in packed]))
     if len(colours) > 256:

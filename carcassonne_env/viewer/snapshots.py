@@ -4,9 +4,10 @@
 (frame 0: the start; the last frame: after the final scoring), with:
 
 * ``tiles``: how many of the record's tiles (``data["tiles"]``, in placement order) lie on the board;
-* ``followers``: ``[x, y, owner, kind]`` in board SVG units (a tower-top follower has kind ``"top"``);
+* ``followers``: ``[x, y, owner, kind]`` per follower on a segment, at its point in board SVG units,
+  ``kind`` the segment's (``"city"``, ``"road"``, ``"field"``, ``"monastery"``);
 * ``towers``: ``[x, y, floors, top]`` per foundation (tile coordinates; ``floors`` bottom first as
-  0 normal / 1 black / 2 white, ``top`` the owner on top or -1);
+  0 normal / 1 black / 2 white, ``top`` the owner of the follower on top or -1);
 * ``players``: per seat ``score``, ``supply``, ``floors`` (normal, black, white; null without the
   tower) and ``prisoners`` (how many followers of each seat it holds);
 * ``action`` (in words), ``actor`` (seat, -1 at the start), ``turn``, ``next`` (who decides what
