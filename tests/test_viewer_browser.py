@@ -1,8 +1,8 @@
 """The replay page in a real browser: headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``, installed by scripts/test.sh) driven by Selenium.
 
-The test steps to the end with the End key and one click back and forth, then reads the board
-and the scores from the DOM and saves a screenshot. Without Chromium it is skipped with the reason;
+The test steps to the end with the End key, back and forth with the arrow keys and the next
+button, reads the board and the scores from the DOM and saves a screenshot. Without Chromium it is skipped with the reason;
 with ``CARCASSONNE_REQUIRE_BROWSER=1`` (set by scripts/test.sh, which installs it) it fails instead.
 """
 
@@ -90,9 +90,10 @@ def test_the_page_steps_to_the_end_and_shows_the_engines_final_board(browser: An
     assert len(shown("#towers .tower")) == sum(towers.height(x, y) > 0 for x, y in towers.foundations())
     assert browser.find_element(By.ID, "next-decision").text.startswith("game over")
     assert "at the end" in browser.find_element(By.ID, "events").text
-    shown("#prev")[0].click()
-    assert browser.find_element(By.ID, "slider").get_attribute("value") == str(last - 1)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
     shown("#next")[0].click()
+    assert browser.find_element(By.ID, "slider").get_attribute("value") == str(last - 1)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
     assert [int(s.text) for s in shown(".score")] == list(game.scores)
     errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
