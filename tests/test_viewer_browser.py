@@ -2,8 +2,9 @@
 ``chromium-driver``, installed by scripts/test.sh) driven by Selenium.
 
 The test steps to the end with the End key, back and forth with the arrow keys and the next
-button, reads the board and the scores from the DOM and saves a screenshot. Without Chromium it is skipped with the reason;
-with ``CARCASSONNE_REQUIRE_BROWSER=1`` (set by scripts/test.sh, which installs it) it fails instead.
+button, reads the board and the scores from the DOM and saves a screenshot. Without Chromium it
+is skipped with the reason; with ``CARCASSONNE_REQUIRE_BROWSER=1`` (set by scripts/test.sh as root
+with apt-get, where it installs Chromium) it fails instead.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@
 * ``players``: per seat ``score``, ``supply``, ``floors`` (normal, black, white; null without the
   tower) and ``prisoners`` (how many followers of each seat it holds);
 * ``action`` (in words), ``actor`` (seat, -1 at the start), ``turn``, ``next`` (who decides what
-  now, or the result) and ``events``: the score changes of the turn so far, each
+  now, or the result), ``hand`` (the symbol of the tile to place, unturned, at a PLACE decision;
+  else null) and ``events``: the score changes of the turn so far, each
   ``[seat, points, words]``.
 
 Board SVG units: tile (x, y) covers ``[x * SIZE, (x + 1) * SIZE] × [-(y + 1) * SIZE + SIZE, ...]``,
@@ -154,8 +155,10 @@ def _frame(game: Game, action: str, actor: int, turn: int, events: list[list[Any
         }
         for p in range(n)
     ]
+    hand = game.current_tile if game.phase is Phase.PLACE else None
     return {"tiles": game.tiles_placed, "followers": followers, "towers": tower_rows, "players": players,
-            "action": action, "actor": actor, "turn": turn + 1, "next": _next(game), "events": events}
+            "action": action, "actor": actor, "turn": turn + 1, "next": _next(game),
+            "hand": None if hand is None else symbol_id(hand, 0), "events": events}
 
 
 def replay_data(source: Replayable, title: str) -> dict[str, Any]:
@@ -170,6 +173,7 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
     if source.seats is not None and len(source.seats) != n:
         raise RecordError(f"the record has {n} players but {len(source.seats)} seat names")
     frames = [_frame(game, "The start tile lies on the board.", -1, game.turn, [])]
+    hands = {frames[0]["hand"]}
     turn_events: list[list[Any]] = []
     seen = 0
     for k, action in enumerate(record.actions):
@@ -185,7 +189,11 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
         turn_events = turn_events + [[e.player, e.points, describe_event(e)] for e in log[seen:]]
         seen = len(log)
         frames.append(_frame(game, words, actor, turn, turn_events))
+        hands.add(frames[-1]["hand"])
     symbols = {symbol_id(t.tile, t.rotation): tile_svg(t.tile, t.rotation) for t in game.tiles()}
+    for tile in game.catalogue.types:  # the tiles in hand, unturned
+        if symbol_id(tile, 0) in hands and symbol_id(tile, 0) not in symbols:
+            symbols[symbol_id(tile, 0)] = tile_svg(tile, 0)
     tiles = [[t.x, t.y, symbol_id(t.tile, t.rotation), t.tile.id] for t in game.tiles()]
     return {
         "title": title,

@@ -22,28 +22,29 @@
     return m;
   }
 
-  const xs = data.tiles.map((t) => t[0]), ys = data.tiles.map((t) => t[1]);
-  const pad = S * 0.6;
-  const x0 = Math.min(...xs) * S - pad, y0 = -Math.max(...ys) * S - pad;
-  const w = (Math.max(...xs) - Math.min(...xs) + 1) * S + 2 * pad, h = (Math.max(...ys) - Math.min(...ys) + 1) * S + 2 * pad;
-  $("board").setAttribute("viewBox", `${x0} ${y0} ${w} ${h}`);
+  function fit(n) {  // the view: the first n tiles with a tile's margin, where the next ones may go
+    const xs = data.tiles.slice(0, n).map((t) => t[0]), ys = data.tiles.slice(0, n).map((t) => t[1]);
+    const w = Math.max(9, Math.max(...xs) - Math.min(...xs) + 3) * S;  // at least 9 × 7 tiles
+    const h = Math.max(7, Math.max(...ys) - Math.min(...ys) + 3) * S;
+    const cx = (Math.min(...xs) + Math.max(...xs) + 1) * S / 2, cy = (1 - Math.min(...ys) - Math.max(...ys)) * S / 2;
+    $("board").setAttribute("viewBox", `${cx - w / 2} ${cy - h / 2} ${w} ${h}`);
+  }
   $("variant").textContent = data.expansions.length ? "with " + data.expansions.join(", ").replaceAll("_", " ") : "base game";
   $("slider").max = last;
 
   function drawTower(x, y, floors, top) {
     const g = el("g", { class: "tower", "data-height": floors.length }, layers.towers);
     const cx = x * S + S / 2, base = -y * S + S / 2 + 12;
-    const fh = Math.min(6, 28 / floors.length);
+    const fh = Math.min(8, 28 / floors.length);
     floors.forEach((c, i) => el("rect", { x: cx - 10, y: base - (i + 1) * fh, width: 20, height: fh, fill: FLOORS[c],
       stroke: "#222", "stroke-width": 0.8 }, g));
     const roof = base - floors.length * fh;
-    if (floors[floors.length - 1] === 2) {  // a white floor caps the tower for good
-      for (const dx of [-10, -2.5, 5]) el("rect", { x: cx + dx, y: roof - 3, width: 5, height: 3, fill: "#fafafa", stroke: "#222", "stroke-width": 0.6 }, g);
-    }
+    const colour = FLOORS[floors[floors.length - 1]];  // battlements in the top floor's colour: white caps it
+    for (const dx of [-10, -2.5, 5]) el("rect", { x: cx + dx, y: roof - 3, width: 5, height: 3, fill: colour, stroke: "#222", "stroke-width": 0.6 }, g);
     el("circle", { cx: cx + 13, cy: base - 4, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1 }, g);
     el("text", { x: cx + 13, y: base - 1, "text-anchor": "middle", class: "tower-label", fill: "#111" }, g).textContent = floors.length;
     el("title", {}, g).textContent = `tower at (${x},${y}), height ${floors.length}: ` + floors.map((c) => FLOOR_NAMES[c]).join(", ");
-    if (top >= 0) meeple(cx, roof - 8, top, 17, layers.followers, false).classList.add("tower-top");
+    if (top >= 0) meeple(cx, roof - 10, top, 17, layers.followers, false).classList.add("tower-top");
   }
 
   function playerCard(p, seat, frame) {
@@ -65,6 +66,7 @@
     current = Math.max(0, Math.min(last, k));
     const f = frames[current];
     for (const layer of Object.values(layers)) layer.replaceChildren();
+    fit(Math.max(1, f.tiles));
     for (let i = 0; i < f.tiles; i++) {
       const [x, y, sym, id] = data.tiles[i];
       const u = el("use", { href: "#" + sym, x: x * S, y: -y * S, width: S, height: S, class: "tile", "data-tile": id }, layers.tiles);
@@ -80,6 +82,9 @@
     $("position").textContent = `decision ${current} of ${last} · turn ${f.turn}`;
     $("action").textContent = f.action;
     $("next-decision").textContent = f.next;
+    $("hand").replaceChildren();
+    $("hand").style.display = f.hand ? "" : "none";
+    if (f.hand) el("use", { href: "#" + f.hand, width: S, height: S }, $("hand"));
     $("players").replaceChildren(...f.players.map((p, seat) => playerCard(p, seat, f)));
     const events = $("events");
     events.replaceChildren();
