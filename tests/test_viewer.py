@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from carcassonne_env.engine import ActionKind, Game, GameConfig
+from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig
+from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.environment.gif import write_gif
 from carcassonne_env.players import RandomAgent
 from carcassonne_env.viewer import RecordError, load_document, load_record, replay_html, write_replay_html
@@ -90,6 +91,37 @@ def test_every_action_is_described_in_words(game: Game) -> None:
         assert "ActionKind" not in frame["action"] and str(action) not in frame["action"]
         seen.add(action.kind)
     assert {ActionKind.PLACE, ActionKind.DEPLOY, ActionKind.FLOOR, ActionKind.PASS} <= seen
+
+
+def test_a_capture_a_ransom_and_a_tower_top_in_words() -> None:
+    """E3 of the rulebook (Red completes Blue's city and captures the knight from a tower), then Blue
+    pays the ransom and climbs the tower: the words, the prisoners and the turn's score changes."""
+    game = (
+        PositionBuilder(GameConfig(players=4, expansions=("tower",)))
+        .tile("base/L", 40, 40)
+        .tile("tower/F", -1, 0).tower(-1, 0, [FloorColour.NORMAL])
+        .tile("base/C", 1, 0, rotation=1).follower(1, 1, 0, 0)
+        .tile("base/CFc.1", 2, 0)
+        .score(1, 5)
+        .build(pile=["base/C", "base/L", "base/L"], current_player=0)
+    )
+    for action in (Action.place(3, 0, 3), Action.floor(-1, 0), Action.capture(1, 0, 0), Action.place(41, 40, 0),
+                   Action.ransom(0), Action.tower_top(-1, 0)):
+        game.apply(action)
+    frames = page_data(replay_html(game))["frames"]
+    assert [f["action"] for f in frames[1:]] == [
+        "Red placed “city cap” (base/C) at (3,0), turned 270°",
+        "Red built a normal floor on the tower at (-1,0) (height 2)",
+        "Red captured Blue's follower on the city at (1,0)",
+        "Blue placed “monastery” (base/L) at (41,40)",
+        "Blue paid Red a ransom of 3 points to free a follower",
+        "Blue put a follower on top of the tower at (-1,0), closing it",
+    ]
+    assert frames[3]["players"][0]["prisoners"] == [0, 1, 0, 0] and frames[3]["events"] == []
+    assert frames[5]["events"] == [[1, -3, "ransom paid"], [0, 3, "ransom received"]]
+    assert frames[5]["players"][0]["prisoners"] == [0, 0, 0, 0]
+    assert frames[6]["towers"] == [[-1, 0, [0, 0], 1]] and frames[6]["events"] == frames[5]["events"]
+    assert [p["score"] for p in frames[6]["players"]] == [3, 2, 0, 0]
 
 
 def test_the_scoring_events_of_each_turn_add_up_to_the_score_changes(game: Game) -> None:
