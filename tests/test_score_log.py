@@ -50,5 +50,9 @@ def test_the_logged_points_add_up_to_the_scores_in_random_games_with_every_expan
         for event in game.score_log:
             totals[event.player] += event.points
             reasons[event.reason] += 1
+            if event.reason == "ransom":
+                assert (event.x, event.y, event.final) == (0, 0, False)
+            else:
+                assert game.tile_at(event.x, event.y) is not None
         assert tuple(totals[p] for p in range(3)) == game.scores
     assert {"city", "road", "field", "ransom", "watchtower"} <= set(reasons)

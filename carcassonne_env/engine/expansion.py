@@ -125,9 +125,9 @@ class ExpansionHost(Protocol):
         ...
 
     # -- changes
-    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int = 0) -> None:
+    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
         """Add ``points`` (negative to pay) to ``player``'s score, for ``reason`` at packed ``pos``
-        (what ``Game.score_log`` records)."""
+        (None: no position; what ``Game.score_log`` records)."""
         ...
 
     def take_follower(self, player: int) -> None:

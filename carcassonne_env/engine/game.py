@@ -599,12 +599,13 @@ class Game:
         """Followers in ``player``'s supply (O(1), unlike :attr:`supply`)."""
         return self._supply[player]
 
-    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int = 0) -> None:
+    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
         """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score; ``reason`` and the
-        packed position ``pos`` are what :attr:`score_log` records."""
+        packed position ``pos`` (None: (0, 0)) are what :attr:`score_log` records."""
         self._scores[player] += points
         if self._score_log is not None:
-            self._score_log.append(ScoreEvent(self._turn, player, points, reason, *unpack(pos)))
+            x, y = (0, 0) if pos is None else unpack(pos)
+            self._score_log.append(ScoreEvent(self._turn, player, points, reason, x, y))
 
     def keep_score_log(self) -> None:
         """Record every score change from now on in :attr:`score_log` (off by default, so that

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..engine import ConfigError, Game, GameRecord, IllegalActionError, SaveError
 
-__all__ = ["RecordError", "Replayable", "load_document", "load_record", "to_replayable"]
+__all__ = ["RecordError", "Replayable", "Source", "load_document", "load_record", "to_replayable"]
 
 #: What :func:`to_replayable` and the viewer accept.
 Source = GameRecord | Game | Mapping[str, Any]

@@ -15,8 +15,8 @@
   else null) and ``events``: the score changes of the turn so far, each
   ``[seat, points, words]``.
 
-Board SVG units: tile (x, y) covers ``[x * SIZE, (x + 1) * SIZE] × [-(y + 1) * SIZE + SIZE, ...]``,
-i.e. its top-left corner is ``(x * SIZE, -y * SIZE)`` (north up).
+Board SVG units: the tile at (x, y) is the square with top-left corner ``(x * SIZE, -y * SIZE)``
+and side ``SIZE`` (north up: y grows downwards in SVG).
 """
 
 from __future__ import annotations
