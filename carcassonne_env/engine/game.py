@@ -619,12 +619,16 @@ class Game:
         where (:class:`~.scoring.ScoreEvent`); their sum per player is the change of :attr:`scores`."""
         return tuple(self._score_log or ())
 
-    def _log_award(self, winners: list[int], value: int, root: int, final: bool) -> None:
-        """Record ``value`` points to each of ``winners`` for the feature rooted at ``root``."""
-        if self._score_log is not None:
-            x, y = unpack(self._tile_pos[self._node_tile[root]])
-            reason = _FEATURE_REASONS[self._kind[root]]
-            self._score_log.extend(ScoreEvent(self._turn, p, value, reason, x, y, final) for p in winners)
+    def _award_logged(self, counts: Sequence[int], value: int, root: int, final: bool) -> None:
+        """:func:`~.scoring.award` for the feature rooted at ``root``, logging each score it changed
+        (the log is on; the plain path calls ``award`` alone, so that it pays nothing)."""
+        assert self._score_log is not None
+        before = self._scores.copy()
+        award(self._scores, counts, value)
+        x, y = unpack(self._tile_pos[self._node_tile[root]])
+        reason = _FEATURE_REASONS[self._kind[root]]
+        self._score_log.extend(ScoreEvent(self._turn, p, b - a, reason, x, y, final)
+                               for p, (a, b) in enumerate(zip(before, self._scores, strict=True)) if a != b)
 
     def take_follower(self, player: int) -> None:
         """Take one follower from ``player``'s supply (the hook checked that there is one)."""
@@ -907,13 +911,17 @@ class Game:
                 hook(self, completed)
             occupants = self._occupants
             if any(occupants[r] for r in completed):
+                log = self._score_log
                 counts = majority_counts(self._followers, self._find, completed, self.num_players)
                 legacy = self._config.legacy_small_city
                 for root, c in counts.items():
                     value = completed_value(
                         self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
                     )
-                    self._log_award(award(self._scores, c, value), value, root, False)
+                    if log is None:
+                        award(self._scores, c, value)
+                    else:
+                        self._award_logged(c, value, root, False)
                 done = set(counts)
                 find = self._find
                 for node in [n for n in self._followers if find(n) in done]:
@@ -943,9 +951,12 @@ class Game:
         self._legal = []
         find = self._find
         counts = majority_counts(self._followers, find, {find(n) for n in self._followers}, self.num_players)
-        for root, c in counts.items():
-            value = self._final_value(root)
-            self._log_award(award(self._scores, c, value), value, root, True)
+        if self._score_log is None:
+            for root, c in counts.items():
+                award(self._scores, c, self._final_value(root))
+        else:
+            for root, c in counts.items():
+                self._award_logged(c, self._final_value(root), root, True)
 
     def _final_value(self, root: int) -> int:
         """End-game value of the feature rooted at ``root`` (R27, R28), from its totals."""

@@ -93,10 +93,9 @@ def majority_counts(
     return counts
 
 
-def award(scores: list[int], counts: Sequence[int], value: int) -> list[int]:
-    """R24: every player with the highest follower count scores ``value`` in full; returns them."""
+def award(scores: list[int], counts: Sequence[int], value: int) -> None:
+    """R24: every player with the highest follower count scores ``value`` in full."""
     best = max(counts)
-    winners = [player for player, k in enumerate(counts) if k == best]
-    for player in winners:
-        scores[player] += value
-    return winners
+    for player, k in enumerate(counts):
+        if k == best:
+            scores[player] += value
