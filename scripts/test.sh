@@ -8,6 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,train,notebooks
+# The replay viewer's browser test (tests/test_viewer_browser.py) drives Debian's Chromium: as root
+# with apt-get (CI), install it where it is missing and make that test fail rather than skip without it.
+if command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
+  if ! { command -v chromium && command -v chromedriver; } >/dev/null; then
+    echo "== apt-get install chromium chromium-driver"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+  export CARCASSONNE_REQUIRE_BROWSER=1
+fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
 echo "== ruff check ."
