@@ -38,12 +38,15 @@ def _mcts(
     rollout_turns: int = 2,
     widening: float = 2.0,
     prior_visits: int = 5,
+    scale: float = 10.0,
+    guide: bool = False,
 ) -> MCTSAgent:
     """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given)."""
     if not sims and not seconds:
         sims = 400
     return MCTSAgent(seed, sims=sims or None, seconds=seconds or None, exploration=exploration,
-                     rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits)
+                     rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits, scale=scale,
+                     guide=guide)
 
 
 register_agent("random", RandomAgent)

@@ -34,6 +34,13 @@ opponent's, see :mod:`.evaluation`) since the root, squashed into (−1, 1); cen
 keeps a player far ahead or behind in the range where moves still differ. A custom
 ``evaluator(game, player) -> float`` in [−1, 1] may replace it (uncentred).
 The move played is the most visited root action (random tie-break).
+
+Guided search (``guide=True``). Every node, not only the root, is made with all its edges ranked
+by the fast greedy agent's values and carrying the same virtual visits, so the opponent's replies in
+the tree start from what a greedy player would do, and the widening admits the best-ranked actions
+first. Leaves are then finished by the fast greedy agent (the rest of the turn, then
+``rollout_turns`` whole turns) instead of PASS and random placements. Each new node and rollout
+turn costs one greedy valuation (milliseconds), so it runs ~100 simulations/s instead of thousands.
 """
 
 from __future__ import annotations
@@ -93,11 +100,12 @@ class MCTSAgent:
     Parameters: ``seed`` (determinizations, tie-breaks and rollouts: with a ``sims`` budget the same
     seed and the same sequence of games give the same actions; a ``seconds`` budget also depends on
     the machine's speed), ``sims`` and/or ``seconds`` (the budget, the root's greedy prior
-    included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns`` (turns of cheap play
-    before the leaf evaluation), ``scale`` (points of margin gain that the default value maps to
-    tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient; 0 turns it
-    off), ``prior_visits`` (virtual visits of the greedy prior at the root; 0: ranking only),
-    ``evaluator`` (a custom leaf value, replacing the end-now margin). ``game`` is never modified.
+    included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns``
+    (turns of cheap play before the leaf evaluation), ``scale`` (points of margin gain that the
+    default value maps to tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient; 0 turns
+    it off), ``prior_visits`` (virtual visits of the greedy prior; 0: ranking only), ``guide`` (the
+    guided search of the module docstring), ``evaluator`` (a custom leaf value, replacing the
+    end-now margin). ``game`` is never modified.
     """
 
     def __init__(
@@ -111,6 +119,7 @@ class MCTSAgent:
         scale: float = 10.0,
         widening: float = 2.0,
         prior_visits: int = 5,
+        guide: bool = False,
         evaluator: Evaluator | None = None,
     ) -> None:
         if sims is None and seconds is None:
@@ -126,6 +135,8 @@ class MCTSAgent:
         _check_number("widening", widening)
         if isinstance(prior_visits, bool) or not isinstance(prior_visits, int) or prior_visits < 0:
             raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
+        if guide not in (True, False):
+            raise ValueError(f"MCTSAgent: guide must be a bool (or 0/1), got {guide!r}")
         self.sims = sims
         self.seconds = seconds
         self.exploration = float(exploration)
@@ -133,11 +144,14 @@ class MCTSAgent:
         self.scale = float(scale)
         self.widening = float(widening)
         self.prior_visits = prior_visits
+        self.guide = bool(guide)
         self.evaluator = evaluator
         self._rng = np.random.default_rng(seed)
         self._random = random.Random(int(self._rng.integers(2**63)))
         #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
         self._greedy = GreedyAgent(seed=seed)
+        #: With ``guide``: ranks the actions of every node below the root and plays the rollouts.
+        self._fast_greedy = GreedyAgent(seed=seed, fast=True)
         #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
         self.last_simulations = 0
         #: Simulations through each root action in the last ``choose_action`` (a policy target).
@@ -177,17 +191,22 @@ class MCTSAgent:
         """The root with an edge per legal action, best greedy value first, each edge starting with
         ``prior_visits`` virtual visits at that value (the greedy agent's value of the action's best
         line of the turn, see :class:`~agents.greedy.GreedyAgent`)."""
+        return self._prior_node(state, legal, self._greedy)
+
+    def _prior_node(self, state: Game, legal: Sequence[Action], greedy: GreedyAgent) -> _Node:
+        """A node with every edge made, ranked by ``greedy``'s values (random tie-break), each
+        starting with ``prior_visits`` virtual visits at its value relative to the root margin."""
         me = state.current_player
-        values = self._greedy.action_values(state)
-        root = _Node(me, [], state.phase is _PLACE)
+        values = greedy.action_values(state)
+        node = _Node(me, [], state.phase is _PLACE)
         ranked = sorted(zip(values, [self._random.random() for _ in legal], legal, strict=True), reverse=True)
         base = self._baseline[me]
         for value, _, action in ranked:
             edge = _Edge(action)
             edge.visits = self.prior_visits
             edge.total = self.prior_visits * math.tanh((value - base) / self.scale)
-            root.edges.append(edge)
-        return root
+            node.edges.append(edge)
+        return node
 
     # ------------------------------------------------------------------ one simulation
     def _simulate(self, root: _Node, game: Game) -> None:
@@ -226,6 +245,8 @@ class MCTSAgent:
         (``untried`` is popped from the end), since a floor without a capture target scores like
         PASS and there are up to ~40 of them: tried first, they would hide the follower choices."""
         actions = list(game.legal_actions())
+        if self.guide:
+            return self._prior_node(game, actions, self._fast_greedy)
         is_place = game.phase is _PLACE
         if not is_place:
             self._random.shuffle(actions)
@@ -268,18 +289,43 @@ class MCTSAgent:
         a T3/T4 state assumes anyway); then each rollout turn is a uniformly random placement and
         PASS / NO_CAPTURE.
         """
-        rand = self._random
         turns = self.rollout_turns
-        if turns:
-            _end_turn(game)
-        while turns and not game.is_over:
-            legal = game.legal_actions()
-            game.apply(legal[rand.randrange(len(legal))])
-            _end_turn(game)
-            turns -= 1
+        if self.guide:
+            self._greedy_turns(game, turns)
+        else:
+            rand = self._random
+            if turns:
+                _end_turn(game)
+            while turns and not game.is_over:
+                legal = game.legal_actions()
+                game.apply(legal[rand.randrange(len(legal))])
+                _end_turn(game)
+                turns -= 1
         if self.evaluator is None:
             return squashed_margins(game, self.scale, self._baseline)
         return [self.evaluator(game, p) for p in range(game.num_players)]
+
+
+    def _greedy_turns(self, game: Game, turns: int) -> None:
+        """Finish the current turn, then play ``turns`` more, every decision the fast greedy
+        agent's (the first action of its best line, random tie-break) on this determinization."""
+        if game.phase is not _PLACE:
+            self._greedy_turn(game)
+        for _ in range(turns):
+            if game.is_over:
+                return
+            self._greedy_turn(game)
+
+    def _greedy_turn(self, game: Game) -> None:
+        """Play the rest of the current player's turn as the fast greedy agent would."""
+        player = game.current_player
+        while not game.is_over and game.current_player == player:
+            legal = game.legal_actions()
+            if len(legal) > 1:
+                values = self._fast_greedy.action_values(game)
+                best = max(values)
+                legal = [a for a, v in zip(legal, values, strict=True) if v == best]
+            game.apply(legal[self._random.randrange(len(legal))] if len(legal) > 1 else legal[0])
 
 
 def _end_turn(game: Game) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents import GreedyAgent, MCTSAgent
-from carcassonne_env.engine import Action, Game, GameConfig
+from carcassonne_env.engine import Action, Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
 
 RED, BLUE = 0, 1
@@ -97,7 +97,8 @@ class LeakyMCTS(MCTSAgent):
         return game.clone()
 
 
-def test_mcts_never_reads_the_true_pile() -> None:
+@pytest.mark.parametrize("guide", [False, True])
+def test_mcts_never_reads_the_true_pile(guide: bool) -> None:
     """Permuting the unseen pile (hidden information, R4) changes neither the MCTS search (its
     visit counts per root action) nor its choice; the leaky variant above, which differs only in
     where its determinizations start from, does change its search: the test can fail."""
@@ -107,12 +108,14 @@ def test_mcts_never_reads_the_true_pile() -> None:
     permuted = [with_unseen_pile_permuted(game, rng) for _ in range(3)]
     assert all(p.to_dict()["pile"] != game.to_dict()["pile"] for p in permuted)
 
+    sims = 20 if guide else 60
+
     def search(agent_type: type[MCTSAgent], g: Game) -> tuple[Action, dict[Action, int]]:
-        agent = agent_type(seed=3, sims=60)
+        agent = agent_type(seed=3, sims=sims, guide=guide)
         return agent.choose_action(g), agent.last_root_visits
 
     honest = search(MCTSAgent, game)
-    assert sum(honest[1].values()) == 60
+    assert sum(honest[1].values()) == sims
     assert all(search(MCTSAgent, p) == honest for p in permuted)
     leaky = search(LeakyMCTS, game)
     assert any(search(LeakyMCTS, p)[1] != leaky[1] for p in permuted)
@@ -169,6 +172,34 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
     assert calls == [0, 1] * 25
 
 
+@pytest.mark.parametrize("rollout_turns", [0, 1, 2])
+def test_guided_mcts_values_leaves_after_whole_greedy_turns(rollout_turns: int) -> None:
+    """With ``guide``, a leaf inside a turn is first finished by the fast greedy agent, then
+    ``rollout_turns`` whole turns follow: every leaf is valued at the start of a turn (T1/T2), never
+    in the middle of one, and the rollout turns alternate the players (2 players)."""
+    root = mid_game(seed=6)
+    start = len(root.history)
+    seen: list[tuple[Phase, int, int]] = []
+
+    def record(game: Game, player: int) -> float:
+        if player == 0:
+            seen.append((game.phase, game.current_player, len(game.history)))
+        return 0.0
+
+    MCTSAgent(seed=0, sims=12, guide=True, rollout_turns=rollout_turns, evaluator=record).choose_action(root)
+    assert len(seen) == 12
+    assert all(phase is Phase.PLACE for phase, _, _ in seen)
+    assert all(length > start for _, _, length in seen)
+
+
+def test_guided_mcts_follows_the_greedy_ranking_when_its_prior_dominates() -> None:
+    """With a huge prior the search cannot overturn greedy's ranking: it plays a greedy-best action."""
+    game = mid_game(seed=7)
+    values = dict(zip(game.legal_actions(), GreedyAgent(seed=0).action_values(game), strict=True))
+    action = MCTSAgent(seed=1, sims=10, guide=True, prior_visits=10_000).choose_action(game)
+    assert values[action] == max(values.values())
+
+
 @pytest.mark.parametrize(
     ("options", "named"),
     [
@@ -183,6 +214,7 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
         ({"scale": 0.0}, "scale"),
         ({"widening": -1.0}, "widening"),
         ({"prior_visits": -1}, "prior_visits"),
+        ({"guide": "1"}, "guide"),
     ],
 )
 def test_mcts_rejects_a_bad_option_by_name(options: dict[str, float | None], named: str) -> None:

@@ -83,8 +83,8 @@ def test_remove_follower_frees_the_feature_and_sends_the_follower_nowhere() -> N
 
 def test_score_and_supply_changes() -> None:
     game, _ = _game_with_red_knight()
-    game.add_score(BLUE, 5)
-    game.add_score(BLUE, -3)
+    game.add_score(BLUE, 5, "watchtower")
+    game.add_score(BLUE, -3, "ransom")
     assert game.scores == (0, 2) and game.score_of(BLUE) == 2
     for _ in range(6):
         game.take_follower(RED)

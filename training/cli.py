@@ -1,4 +1,4 @@
-"""The ``carcassonne`` command: play, tournament, evaluate, bench.
+"""The ``carcassonne`` command: play, replay, tournament, evaluate, bench.
 
 Agents are named by spec strings (``random``, ``greedy:fast=1``, ``mcts:sims=400``,
 ``ppo:model.zip``, ``mymodule:MyAgent``, ``path/to/file.py:MyAgent``; see :mod:`agents.spec`).
@@ -107,7 +107,22 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each turn (default 0)")
     play.add_argument("--frames", type=Path, metavar="DIR",
                       help="also write one PNG per turn to DIR (the env's rgb_array picture)")
+    play.add_argument("--html", type=Path, metavar="FILE",
+                      help="also write the game's replay page to FILE (one self-contained HTML file)")
+    play.add_argument("--gif", type=Path, metavar="FILE", help="also write an animated GIF of the game to FILE, "
+                      "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
+
+    replay = sub.add_parser("replay", help="write a game's replay page (HTML) to view in a browser",
+                            description="Turn a game into one self-contained HTML page (no network needed) that "
+                                        "shows the board at every decision, with step buttons, a slider, arrow "
+                                        "keys, the action in words and the points scored.")
+    replay.add_argument("record", type=Path, metavar="RECORD",
+                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, or a tournament's games.jsonl")
+    replay.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    replay.add_argument("--game", type=int, metavar="INDEX",
+                        help="which game of a games.jsonl, by its index (needed when the file holds several)")
+    replay.add_argument("--title", help="the page title (default: the agents and the seed)")
 
     tour = sub.add_parser("tournament", help="rate agents in a round robin or gauntlet",
                           description="Play a round robin (every set of --players agents) or a gauntlet (the "
@@ -198,8 +213,28 @@ def _play(args: argparse.Namespace) -> None:
             time.sleep(args.delay)
     if args.quiet:
         print(game.render_text())
+    if args.html is not None:
+        from carcassonne_env.viewer import Replayable, write_replay_html
+
+        print(f"wrote {write_replay_html(Replayable(game.record(), tuple(args.specs)), args.html)}")
+    if args.gif is not None:
+        from carcassonne_env.environment.gif import write_gif
+
+        frames = write_gif(game.record(), args.gif)
+        print(f"wrote {args.gif} ({frames} frames)")
     winners = ", ".join(f"{args.specs[w]} (seat {w})" for w in game.winners())
     print(f"final scores {list(game.scores)}; winner {winners}")
+
+
+def _replay(args: argparse.Namespace) -> None:
+    from carcassonne_env.viewer import RecordError, load_document, write_replay_html
+
+    document = load_document(args.record, game=args.game)  # its errors name the file
+    try:
+        path = write_replay_html(document, args.out, title=args.title)
+    except RecordError as e:
+        raise RecordError(f"{args.record}: {e}") from None
+    print(f"wrote {path}")
 
 
 def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, players: int, seeds: int,
@@ -246,6 +281,8 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carcassonne``; returns the exit status."""
+    from carcassonne_env.viewer import RecordError
+
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
@@ -253,6 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "play":
             _play(args)
+        elif args.command == "replay":
+            _replay(args)
         elif args.command == "tournament":
             per_table = args.seeds or (-(-args.games // args.players) if args.games else 10)
             anchor = args.anchor
@@ -268,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
-            OSError) as e:
+            RecordError, OSError) as e:
         print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -110,13 +110,11 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
 
 def _plot(report: Report, path: Path) -> None:
     """Horizontal bars: each agent's rating with its 95 % interval, strongest on top."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: its global backend and figures stay untouched
 
     ratings = sorted(report.ratings, key=lambda r: r.elo)
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(1, len(ratings))))
+    fig = Figure(figsize=(7, 1.2 + 0.5 * max(1, len(ratings))))
+    ax = fig.subplots()
     y = list(range(len(ratings)))
     elo = [r.elo for r in ratings]
     err = [[r.elo - r.low for r in ratings], [r.high - r.elo for r in ratings]]
@@ -128,4 +126,3 @@ def _plot(report: Report, path: Path) -> None:
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -352,12 +352,10 @@ def _write_evaluations(rows: list[dict[str, Any]], out: Path) -> None:
 def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]], path: Path) -> None:
     """Left: mean training episode reward (last 100 episodes) over steps. Right: win rate (Wilson
     95 % interval) against each evaluation opponent on paired seeds."""
-    import matplotlib
+    from matplotlib.figure import Figure  # not pyplot: its global backend and figures stay untouched
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    left, right = fig.subplots(1, 2)
     if curve:
         left.plot([c["step"] for c in curve], [c["reward_mean"] for c in curve], color="tab:purple")
     left.set_xlabel("learner steps")
@@ -378,7 +376,6 @@ def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]]
     right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> None:

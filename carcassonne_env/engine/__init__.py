@@ -12,6 +12,7 @@ from .config import ConfigError, GameConfig
 from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, PlacedTile
 from .persistence import GameRecord
 from .save_validation import SaveError
+from .scoring import ScoreEvent, ScoreReason
 from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType, load_catalogue
 from .tower import TowerState
 
@@ -33,6 +34,8 @@ __all__ = [
     "Phase",
     "PlacedTile",
     "SaveError",
+    "ScoreEvent",
+    "ScoreReason",
     "SegmentKind",
     "Terrain",
     "TileCatalogue",

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Protocol
 
 from .actions import Action, ActionKind, Phase
 from .config import GameConfig
+from .scoring import ScoreReason
 from .tiles import SegmentKind, TileCatalogue, TileType
 
 __all__ = ["Expansion", "ExpansionHost", "ExpansionState"]
@@ -124,8 +125,9 @@ class ExpansionHost(Protocol):
         ...
 
     # -- changes
-    def add_score(self, player: int, points: int) -> None:
-        """Add ``points`` (negative to pay) to ``player``'s score."""
+    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
+        """Add ``points`` (negative to pay) to ``player``'s score, for ``reason`` at packed ``pos``
+        (None: no position; what ``Game.score_log`` records)."""
         ...
 
     def take_follower(self, player: int) -> None:

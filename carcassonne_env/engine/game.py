@@ -33,7 +33,7 @@ from .config import GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .persistence import GameRecord, game_from_dict, game_from_json, game_record, game_to_dict, game_to_json
-from .scoring import award, completed_value, field_value, final_value, majority_counts
+from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = [
@@ -46,6 +46,8 @@ FOLLOWERS_PER_PLAYER = 7
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
 _MONASTERY = SegmentKind.MONASTERY
+#: The score-log reason of a feature, by SegmentKind.
+_FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery")
 
 #: Cached PLACE actions per packed position (one per rotation): legal lists reuse these objects.
 _PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
@@ -333,6 +335,7 @@ class Game:
         self._decision_owner: Expansion | None = None
         self._history: list[Action] = []
         self._start_position: dict[str, Any] | None = None
+        self._score_log: list[ScoreEvent] | None = None
         self._assemble_expansions()
         self._ext: dict[str, ExpansionState] = {}
         for e in self._expansions:
@@ -596,9 +599,36 @@ class Game:
         """Followers in ``player``'s supply (O(1), unlike :attr:`supply`)."""
         return self._supply[player]
 
-    def add_score(self, player: int, points: int) -> None:
-        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score."""
+    def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
+        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score; ``reason`` and the
+        packed position ``pos`` (None: (0, 0)) are what :attr:`score_log` records."""
         self._scores[player] += points
+        if self._score_log is not None:
+            x, y = (0, 0) if pos is None else unpack(pos)
+            self._score_log.append(ScoreEvent(self._turn, player, points, reason, x, y))
+
+    def keep_score_log(self) -> None:
+        """Record every score change from now on in :attr:`score_log` (off by default, so that
+        playing, cloning and search pay nothing for it; a clone keeps a copy of the log)."""
+        if self._score_log is None:
+            self._score_log = []
+
+    @property
+    def score_log(self) -> tuple[ScoreEvent, ...]:
+        """Every score change since :meth:`keep_score_log`, in order: who, how many points, why and
+        where (:class:`~.scoring.ScoreEvent`); their sum per player is the change of :attr:`scores`."""
+        return tuple(self._score_log or ())
+
+    def _award_logged(self, counts: Sequence[int], value: int, root: int, final: bool) -> None:
+        """:func:`~.scoring.award` for the feature rooted at ``root``, logging each score it changed
+        (the log is on; the plain path calls ``award`` alone, so that it pays nothing)."""
+        assert self._score_log is not None
+        before = self._scores.copy()
+        award(self._scores, counts, value)
+        x, y = unpack(self._tile_pos[self._node_tile[root]])
+        reason = _FEATURE_REASONS[self._kind[root]]
+        self._score_log.extend(ScoreEvent(self._turn, p, b - a, reason, x, y, final)
+                               for p, (a, b) in enumerate(zip(before, self._scores, strict=True)) if a != b)
 
     def take_follower(self, player: int) -> None:
         """Take one follower from ``player``'s supply (the hook checked that there is one)."""
@@ -881,13 +911,17 @@ class Game:
                 hook(self, completed)
             occupants = self._occupants
             if any(occupants[r] for r in completed):
+                log = self._score_log
                 counts = majority_counts(self._followers, self._find, completed, self.num_players)
                 legacy = self._config.legacy_small_city
                 for root, c in counts.items():
                     value = completed_value(
                         self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
                     )
-                    award(self._scores, c, value)
+                    if log is None:
+                        award(self._scores, c, value)
+                    else:
+                        self._award_logged(c, value, root, False)
                 done = set(counts)
                 find = self._find
                 for node in [n for n in self._followers if find(n) in done]:
@@ -917,8 +951,12 @@ class Game:
         self._legal = []
         find = self._find
         counts = majority_counts(self._followers, find, {find(n) for n in self._followers}, self.num_players)
-        for root, c in counts.items():
-            award(self._scores, c, self._final_value(root))
+        if self._score_log is None:
+            for root, c in counts.items():
+                award(self._scores, c, self._final_value(root))
+        else:
+            for root, c in counts.items():
+                self._award_logged(c, self._final_value(root), root, True)
 
     def _final_value(self, root: int) -> int:
         """End-game value of the feature rooted at ``root`` (R27, R28), from its totals."""
@@ -1003,6 +1041,8 @@ class Game:
         ):
             g.__dict__[name] = d[name].copy()
         g._ext = {k: v.copy() for k, v in self._ext.items()}
+        if self._score_log is not None:
+            g._score_log = self._score_log.copy()
         return g
 
     # ------------------------------------------------------------------ saving, loading, records (.persistence)

@@ -54,10 +54,10 @@ and R47, which feature a follower joined (R15), and whether a discarded tile rea
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from .actions import NO_CAPTURE, Action, ActionKind, FloorColour, Phase
 from .black_tower import floor_supply
@@ -310,6 +310,23 @@ def _parse(data: Any, at: str, catalogue: TileCatalogue) -> _Doc:
                 turn, phase, in_hand, history, tower, start, board)
 
 
+_V = TypeVar("_V")
+
+
+def _by_position(entries: Any, at: str, clash: str, parse: Callable[[Any, str], _V]) -> dict[int, _V]:
+    """``[x, y, value]`` entries as packed position → ``parse(value, name)``; a position given twice
+    fails with ``clash`` (e.g. "two stacks") and the coordinates."""
+    out: dict[int, _V] = {}
+    for i, entry in enumerate(_seq(entries, at)):
+        name = f"{at}[{i}]"
+        x, y, value = _seq(entry, name, 3)
+        p = _coords(x, y, name)
+        if p in out:
+            _fail(name, f"{clash} at ({x},{y})")
+        out[p] = parse(value, name)
+    return out
+
+
 def _parse_tower(data: Any, at: str, n: int) -> _Tower:
     if not isinstance(data, dict):
         _fail(at.rstrip("."), "must be a dict")
@@ -317,22 +334,11 @@ def _parse_tower(data: Any, at: str, n: int) -> _Tower:
         _fail(at + key, "missing")
     for key in sorted(str(k) for k in data.keys() - TOWER_KEYS):
         _fail(at + key, "unknown key")
-    stacks: dict[int, tuple[int, ...]] = {}
-    for i, entry in enumerate(_seq(data["stacks"], at + "stacks")):
-        name = f"{at}stacks[{i}]"
-        x, y, floors = _seq(entry, name, 3)
-        p = _coords(x, y, name)
-        if p in stacks:
-            _fail(name, f"two stacks at ({x},{y})")
-        stacks[p] = tuple(_int(c, f"{name} floor {j}", 0, 2) for j, c in enumerate(_seq(floors, name)))
-    tops: dict[int, int] = {}
-    for i, entry in enumerate(_seq(data["tops"], at + "tops")):
-        name = f"{at}tops[{i}]"
-        x, y, owner = _seq(entry, name, 3)
-        p = _coords(x, y, name)
-        if p in tops:
-            _fail(name, f"two followers on top of the tower at ({x},{y})")
-        tops[p] = _int(owner, name + " owner", 0, n - 1)
+    stacks = _by_position(data["stacks"], at + "stacks", "two stacks",
+                          lambda floors, name: tuple(_int(c, f"{name} floor {j}", 0, 2)
+                                                     for j, c in enumerate(_seq(floors, name))))
+    tops = _by_position(data["tops"], at + "tops", "two followers on top of the tower",
+                        lambda owner, name: _int(owner, name + " owner", 0, n - 1))
     return _Tower(
         stacks=stacks,
         tops=tops,

@@ -8,10 +8,32 @@ this module holds the rules that turn totals into points.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal, NamedTuple
 
 from .tiles import SegmentKind
 
-__all__ = ["award", "completed_value", "field_value", "final_value", "majority_counts"]
+__all__ = ["ScoreEvent", "ScoreReason", "award", "completed_value", "field_value", "final_value", "majority_counts"]
+
+#: Why points changed hands: a feature of that kind scored (completed in T5, or at the end of the
+#: game when ``ScoreEvent.final``), a watchtower bonus (R64), or a ransom (R48: the payer's event
+#: has negative points, the captor's positive).
+ScoreReason = Literal["city", "road", "monastery", "field", "watchtower", "ransom"]
+
+
+class ScoreEvent(NamedTuple):
+    """One change of one player's score, as ``Game.score_log`` records it.
+
+    ``(x, y)`` is a tile of the feature that scored (the root's tile), the watchtower's tile, or
+    (0, 0) for a ransom; ``final`` marks the end-game scoring of R27–R29.
+    """
+
+    turn: int
+    player: int
+    points: int
+    reason: ScoreReason
+    x: int
+    y: int
+    final: bool = False
 
 _ROAD = SegmentKind.ROAD
 _MONASTERY = SegmentKind.MONASTERY

@@ -214,8 +214,8 @@ class TowerExpansion(Expansion):
             raise IllegalActionError(f"{action}: player {captor} holds no follower of player {payer}")
         if game.score_of(payer) < RANSOM_PRICE:
             raise IllegalActionError(f"{action}: ransom needs a score of at least {RANSOM_PRICE} (R48)")
-        game.add_score(payer, -RANSOM_PRICE)
-        game.add_score(captor, RANSOM_PRICE)
+        game.add_score(payer, -RANSOM_PRICE, "ransom")
+        game.add_score(captor, RANSOM_PRICE, "ransom")
         st.prisoners[captor * n + payer] -= 1
         game.return_follower(payer)
         st.ransom_turn = game.turn

@@ -55,7 +55,7 @@ class WatchtowersExpansion(Expansion):
         segment_tile = game.segment_tiles
         tile_types = game.tile_types
         kinds = game.segment_kinds
-        awards: list[tuple[int, int]] = []
+        awards: list[tuple[int, int, int]] = []
         for segment, owner in followers.items():
             i = segment_tile[segment]
             bonus = tile_types[i].watchtower
@@ -65,6 +65,6 @@ class WatchtowersExpansion(Expansion):
                 game, game.tile_positions[i], bonus.subject,
                 include_tower_tops=not self.config.watchtower_ignores_tower_followers,
             )
-            awards.append((owner, bonus.rate * count))
-        for owner, points in awards:
-            game.add_score(owner, points)
+            awards.append((owner, bonus.rate * count, game.tile_positions[i]))
+        for owner, points, pos in awards:
+            game.add_score(owner, points, "watchtower", pos)

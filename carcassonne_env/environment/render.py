@@ -3,11 +3,12 @@
 :func:`render_rgb` draws the bounding box of the placed tiles from the encoder's master planes,
 :data:`TILE` pixels per tile (3×3 sub-cells), north up:
 
-* sub-cells in terrain colours (city, road, field, monastery; grey where a tile shows no segment),
+* sub-cells in terrain colours (the palette of :mod:`carcassonne_env.viewer.palette`, shared with
+  the replay viewer) (city, road, field, monastery; grey where a tile shows no segment),
   a dark line between neighbouring sub-cells that are not linked, a pennant as a small blue square
   on the first sub-cell of its city segment;
-* followers as discs in their seat's colour (:data:`SEAT_COLOURS`, absolute seats) on the first
-  sub-cell of their segment;
+* followers as discs in their seat's colour (:data:`SEAT_COLOURS`, absolute seats) on their
+  segment's anchor sub-cell (:func:`~carcassonne_env.engine.subcells.anchor_cell`);
 * towers as a square in the colour of the top floor with the height written on it, a follower
   on top as a disc on the square; bare foundations as an outlined square;
 * watchtowers as a letter (M meeple, A coat of arms, R road, O monastery, C city);
@@ -22,29 +23,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine import Game, SegmentKind
-from .layout import WATCHTOWER_SUBJECTS
+from ..engine import Game
+from ..engine.subcells import anchor_cell
+from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
 from .observation import Encoder
 from .subcells import stamp
+from .window import BoundingBox
 
 __all__ = ["SEAT_COLOURS", "TILE", "render_rgb", "write_png"]
 
 #: Pixels per sub-cell and per tile.
 SUB = 12
 TILE = 3 * SUB
-#: Seat colours (RGB) for players 0..5.
-SEAT_COLOURS = ((214, 39, 40), (31, 119, 180), (255, 200, 14), (44, 160, 44), (148, 103, 189), (23, 23, 23))
 _BACKGROUND = (36, 38, 46)
-_TERRAIN = {
-    SegmentKind.CITY: (196, 128, 64),
-    SegmentKind.ROAD: (238, 232, 214),
-    SegmentKind.FIELD: (112, 168, 82),
-    SegmentKind.MONASTERY: (176, 58, 46),
-}
-_NO_SEGMENT = (128, 128, 128)
-_FLOOR_COLOURS = ((150, 150, 156), (20, 20, 20), (250, 250, 250))
 _INK = (16, 16, 16)
-_WATCH_LETTERS = dict(zip(WATCHTOWER_SUBJECTS, "MAROC", strict=True))
 #: 3×5 glyphs, rows top to bottom, bits left to right.
 _GLYPHS = {
     "0": (7, 5, 5, 5, 7), "1": (2, 6, 2, 2, 7), "2": (7, 1, 7, 4, 7), "3": (7, 1, 7, 1, 7),
@@ -76,11 +68,12 @@ def _disc(img: np.ndarray, cy: int, cx: int, radius: int, colour: tuple[int, int
     patch[d2 <= radius * radius] = colour
 
 
-def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
-    """The board of ``game`` as a uint8 (H, W, 3) picture (module docstring)."""
+def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> np.ndarray:
+    """The board of ``game`` as a uint8 (H, W, 3) picture (module docstring) of ``box`` (default:
+    the placed tiles' bounding box; a game's final box keeps every frame of an animation one size)."""
     mirror = encoder.mirror
     layout = encoder.layout
-    box = mirror.box
+    box = box or mirror.box
     cols = box.x1 - box.x0 + 1
     rows = box.y1 - box.y0 + 1
     bar = 2 * SUB
@@ -98,7 +91,7 @@ def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
         for r in range(3):
             for c in range(3):
                 s = st.slots[r][c]
-                colour = _NO_SEGMENT if s < 0 else _TERRAIN[tile.segment_kinds[s]]
+                colour = NO_SEGMENT if s < 0 else TERRAIN[tile.segment_kinds[s]]
                 img[top + r * SUB:top + (r + 1) * SUB, left + c * SUB:left + (c + 1) * SUB] = colour
                 if s >= 0 and tile.segment_pennants[s] and st.cells[s][0] == 3 * r + c:
                     y0, x0 = top + r * SUB + 2, left + c * SUB + 2
@@ -112,10 +105,10 @@ def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
                     if not mirror.board[link_s, mrow + r, mcol + c] and (r < 2 or (x, y - 1) in mirror.index_at):
                         img[top + (r + 1) * SUB - 1, left + c * SUB:left + (c + 1) * SUB] = _INK
         if tile.watchtower is not None:
-            _text(img, _WATCH_LETTERS[tile.watchtower.subject], top + SUB + 2, left + SUB + 3, 2, _INK)
+            _text(img, WATCHTOWER_LETTERS[tile.watchtower.subject], top + SUB + 2, left + SUB + 3, 2, _INK)
     for f in game.followers():
         tile, rot = game.tile_at(f.x, f.y)[2:]  # type: ignore[index]
-        first = stamp(tile, rot).cells[f.slot][0]
+        first = anchor_cell(tile, rot, f.slot)
         top, left = origin(f.x, f.y)
         cy, cx = top + (first // 3) * SUB + SUB // 2, left + (first % 3) * SUB + SUB // 2
         _disc(img, cy, cx, SUB // 3, SEAT_COLOURS[f.owner])
@@ -131,7 +124,7 @@ def render_rgb(game: Game, encoder: Encoder) -> np.ndarray:
                 square[:, [0, -1]] = _INK
                 continue
             square[:] = _INK
-            square[1:-1, 1:-1] = _FLOOR_COLOURS[colour]
+            square[1:-1, 1:-1] = FLOOR_COLOURS[colour]
             text_colour = (250, 250, 250) if colour == 1 else _INK
             height = str(st_tower.height(x, y))
             _text(img, height, y0 + 5, x0 + 2 + 2 * (3 - len(height)), 1, text_colour)

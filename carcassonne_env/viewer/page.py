@@ -1,0 +1,56 @@
+"""The replay page: one self-contained HTML file (inline SVG, CSS and JavaScript, no network).
+
+The game is replayed once in Python (:func:`~.snapshots.replay_data`); the page embeds the
+snapshots as JSON and a small script draws the chosen one as SVG, from one ``<symbol>`` per tile
+type and rotation on the board (:mod:`.tile_svg`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+from .records import Replayable, Source, to_replayable
+from .snapshots import replay_data
+from .tile_svg import SIZE
+
+__all__ = ["replay_html", "write_replay_html"]
+
+
+def _static(name: str) -> str:
+    return resources.files(__package__).joinpath("static").joinpath(name).read_text(encoding="utf-8")
+
+
+def _default_title(source: Replayable) -> str:
+    record = source.record
+    who = " vs ".join(source.seats) if source.seats else f"{record.config.players} players"
+    pile = f"seed {record.seed}" if record.seed is not None else "explicit tile order"
+    return f"Carcassonne replay: {who}, {pile}"
+
+
+def replay_html(record: Source | Replayable, *, title: str | None = None) -> str:
+    """The replay page of ``record`` (a GameRecord, a Game, a record or save dict, or a tournament
+    ``games.jsonl`` line) as one HTML document. A bad record raises
+    :class:`~.records.RecordError`."""
+    source = to_replayable(record)
+    title = title or _default_title(source)
+    data = replay_data(source, title)
+    symbols = "\n".join(f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>'
+                        for key, svg in data.pop("symbols").items())
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    page = _static("page.html")
+    for key, value in (("__CSS__", _static("page.css")), ("__JS__", _static("page.js")), ("__SYMBOLS__", symbols),
+                       ("__TITLE__", html.escape(title)), ("__DATA__", payload)):
+        page = page.replace(key, value)
+    return page
+
+
+def write_replay_html(record: Source | Replayable, path: str | Path, *, title: str | None = None) -> Path:
+    """Write :func:`replay_html` of ``record`` to ``path`` (parent folders are made); returns the path."""
+    path = Path(path)
+    text = replay_html(record, title=title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,127 @@
+"""Reading the games a replay shows: records, saves and tournament lines, from objects or files.
+
+A *replay source* is one of: a :class:`~carcassonne_env.engine.GameRecord`; a
+:class:`~carcassonne_env.engine.Game` (its record); a ``GameRecord.to_dict()`` document; a
+``Game.to_dict()`` save document; a line of a tournament's ``games.jsonl`` (a dict with a
+``"record"``, whose ``"seats"`` name the agents). Files hold one JSON document, or JSON lines (a
+tournament's games, chosen by their ``index``). Anything else raises :class:`RecordError`, whose
+message names the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine import ConfigError, Game, GameRecord, IllegalActionError, SaveError
+
+__all__ = ["RecordError", "Replayable", "Source", "load_document", "load_record", "to_replayable"]
+
+#: What :func:`to_replayable` and the viewer accept.
+Source = GameRecord | Game | Mapping[str, Any]
+
+
+class RecordError(ValueError):
+    """A file or object that is not a replayable game; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Replayable:
+    """A game to show: its record and, when known (tournament lines), the agent in each seat."""
+
+    record: GameRecord
+    seats: tuple[str, ...] | None = None
+
+
+def to_replayable(source: Source | Replayable) -> Replayable:
+    """The record (and seat names) of any replay source (module docstring)."""
+    if isinstance(source, Replayable):
+        return source
+    if isinstance(source, GameRecord):
+        return Replayable(source)
+    if isinstance(source, Game):
+        return Replayable(source.record())
+    if not isinstance(source, Mapping):
+        raise RecordError(f"expected a GameRecord, a Game or a dict, got {type(source).__name__}")
+    data = dict(source)
+    try:
+        if "record" in data:
+            seats = data.get("seats")
+            return Replayable(GameRecord.from_dict(data["record"]), None if seats is None else tuple(map(str, seats)))
+        if "format" in data:
+            return Replayable(Game.from_dict(data).record())
+        if "actions" in data and "config" in data:
+            return Replayable(GameRecord.from_dict(data))
+    except (ConfigError, SaveError, IllegalActionError, KeyError, TypeError, ValueError) as e:
+        raise RecordError(f"not a valid game record: {e}") from None
+    raise RecordError("not a game record: expected a GameRecord (config, actions), a saved game (format) or a "
+                      f"tournament games.jsonl line (record); its keys are {sorted(data)[:8]}")
+
+
+def _jsonl_games(path: Path, text: str) -> dict[int, dict[str, Any]]:
+    games: dict[int, dict[str, Any]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(text.splitlines()):
+                break  # a last line cut short by a kill, as the tournament tool drops it
+            raise RecordError(f"{path}: line {number} is not JSON") from None
+        if not isinstance(item, dict) or "record" not in item or "index" not in item:
+            raise RecordError(f"{path}: line {number} is not a tournament game (no index and record)")
+        games.setdefault(int(item["index"]), item)
+    return games
+
+
+def load_document(path: str | Path, *, game: int | None = None) -> dict[str, Any]:
+    """The JSON document of the game in ``path``: the whole file, or the line of ``games.jsonl``
+    whose ``index`` is ``game`` (``game`` may be left out when the file holds one game)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordError(f"{path}: cannot read it ({e})") from None
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise RecordError(f"{path}: the file is empty")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        if game is not None and "record" not in whole:
+            raise RecordError(f"{path}: --game chooses a game of a tournament's games.jsonl; this file holds one game")
+        if game is not None and whole.get("index") != game:
+            raise RecordError(f"{path}: no game with index {game} (the file holds index {whole.get('index')})")
+        return whole
+    if whole is None and len(lines) == 1:
+        raise RecordError(f"{path}: not JSON")
+    if whole is not None:
+        raise RecordError(f"{path}: not a game record (expected a JSON object or tournament JSON lines)")
+    games = _jsonl_games(path, text)
+    if not games:
+        raise RecordError(f"{path}: holds no finished game")
+    if game is None:
+        if len(games) == 1:
+            return next(iter(games.values()))
+        raise RecordError(f"{path}: holds {len(games)} games (indices {min(games)}..{max(games)}): choose one "
+                          "with --game INDEX")
+    if game not in games:
+        raise RecordError(f"{path}: no game with index {game} (indices {min(games)}..{max(games)})")
+    return games[game]
+
+
+def load_record(path_or_obj: str | Path | Source, *, game: int | None = None) -> GameRecord:
+    """The :class:`GameRecord` of a file (:func:`load_document`) or of any replay source."""
+    if isinstance(path_or_obj, str | Path):
+        return to_replayable(load_document(path_or_obj, game=game)).record
+    if game is not None:
+        raise RecordError("game= chooses a game of a games.jsonl file; pass the path")
+    return to_replayable(path_or_obj).record
