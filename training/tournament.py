@@ -86,7 +86,9 @@ def play_fixtures(
     with ``workers`` workers, yielding each as it finishes (in completion order) under one progress
     bar; closing the iterator early cancels the rest."""
     stream = (backend or make_backend("process"))(config.to_dict(), fixtures, workers)
-    bar = tqdm(total=done + len(fixtures), initial=done, disable=not progress, unit="game", dynamic_ncols=True)
+    # disable=None: tqdm also stays silent when stderr is not a terminal (no carriage returns in logs).
+    bar = tqdm(total=done + len(fixtures), initial=done, disable=None if progress else True, unit="game",
+               dynamic_ncols=True)
     with bar, closing(stream):
         for f, result in stream:
             bar.update()
