@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="stop a 2-agent, 2-player match when the SPRT of H0: Elo = ELO0 against H1: Elo = "
                            "ELO1 (first SPEC's view) decides at error rates ALPHA, BETA, e.g. 0,10,0.05,0.05")
     _add_variant(tour)
-    tour.add_argument("--no-progress", action="store_true", 
+    tour.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
 
     ev = sub.add_parser("evaluate", help="rate one agent against the reference ladder",
@@ -164,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_backend(ev)
     ev.add_argument("--out", type=Path, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
-    ev.add_argument("--no-progress", action="store_true", 
+    ev.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
 
     bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput",
