@@ -38,9 +38,10 @@ The move played is the most visited root action (random tie-break).
 Guided search (``guide=True``). Every node, not only the root, is made with all its edges ranked
 by the fast greedy agent's values and carrying the same virtual visits, so the opponent's replies in
 the tree start from what a greedy player would do, and the widening admits the best-ranked actions
-first. Leaves are then finished by the fast greedy agent (the rest of the turn, then
-``rollout_turns`` whole turns) instead of PASS and random placements. Each new node and rollout
-turn costs one greedy valuation (milliseconds), so it runs ~100 simulations/s instead of thousands.
+first. Leaves are then finished by the fast greedy agent (the rest of the turn, then the next
+player's whole turn, captures included) before the cheap random turns of the rollout. Each new
+node and greedy turn costs a greedy valuation (milliseconds), so it runs ~100 simulations/s
+instead of thousands.
 """
 
 from __future__ import annotations
@@ -283,41 +284,41 @@ class MCTSAgent:
         return best
 
     def _leaf_values(self, game: Game) -> list[float]:
-        """Cheap rollout of ``rollout_turns`` turns, then every player's value of the leaf.
+        """Rollout of ``rollout_turns`` turns, then every player's value of the leaf.
 
-        A leaf inside a turn first ends that turn with PASS / NO_CAPTURE (what the end-now value of
-        a T3/T4 state assumes anyway); then each rollout turn is a uniformly random placement and
-        PASS / NO_CAPTURE.
+        Unguided, a leaf inside a turn first ends that turn with PASS / NO_CAPTURE (what the
+        end-now value of a T3/T4 state assumes anyway), and each rollout turn is a uniformly random
+        placement and PASS / NO_CAPTURE. Guided, the fast greedy agent finishes the leaf's turn and
+        plays the first rollout turn (the next player's reply, captures included); the others are
+        the cheap random turns.
         """
         turns = self.rollout_turns
         if self.guide:
-            self._greedy_turns(game, turns)
-        else:
-            rand = self._random
-            if turns:
-                _end_turn(game)
-            while turns and not game.is_over:
-                legal = game.legal_actions()
-                game.apply(legal[rand.randrange(len(legal))])
-                _end_turn(game)
+            if game.phase is not _PLACE:
+                self._greedy_turn(game)
+            if turns and not game.is_over:
+                self._greedy_turn(game)
                 turns -= 1
+        elif turns:
+            _end_turn(game)
+        self._random_turns(game, turns)
         if self.evaluator is None:
             return squashed_margins(game, self.scale, self._baseline)
         return [self.evaluator(game, p) for p in range(game.num_players)]
 
-
-    def _greedy_turns(self, game: Game, turns: int) -> None:
-        """Finish the current turn, then play ``turns`` more, every decision the fast greedy
-        agent's (the first action of its best line, random tie-break) on this determinization."""
-        if game.phase is not _PLACE:
-            self._greedy_turn(game)
-        for _ in range(turns):
-            if game.is_over:
-                return
-            self._greedy_turn(game)
+    def _random_turns(self, game: Game, turns: int) -> None:
+        """Play up to ``turns`` turns from a turn's start: a uniformly random placement, then
+        PASS / NO_CAPTURE (no follower put out at random, which would only add noise)."""
+        rand = self._random
+        while turns and not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rand.randrange(len(legal))])
+            _end_turn(game)
+            turns -= 1
 
     def _greedy_turn(self, game: Game) -> None:
-        """Play the rest of the current player's turn as the fast greedy agent would."""
+        """Play the rest of the current player's turn as the fast greedy agent would (the first
+        action of its best line, random tie-break) on this determinization."""
         player = game.current_player
         while not game.is_over and game.current_player == player:
             legal = game.legal_actions()

@@ -173,10 +173,10 @@ def test_mcts_calls_a_custom_evaluator_once_per_player_and_leaf() -> None:
 
 
 @pytest.mark.parametrize("rollout_turns", [0, 1, 2])
-def test_guided_mcts_values_leaves_after_whole_greedy_turns(rollout_turns: int) -> None:
+def test_guided_mcts_values_leaves_at_the_start_of_a_turn(rollout_turns: int) -> None:
     """With ``guide``, a leaf inside a turn is first finished by the fast greedy agent, then
-    ``rollout_turns`` whole turns follow: every leaf is valued at the start of a turn (T1/T2), never
-    in the middle of one, and the rollout turns alternate the players (2 players)."""
+    ``rollout_turns`` whole turns follow (the first by greedy): every leaf is valued at the start of
+    a turn (T2), never in the middle of one, after at least one more action than the root's."""
     root = mid_game(seed=6)
     start = len(root.history)
     seen: list[tuple[Phase, int, int]] = []
