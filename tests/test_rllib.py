@@ -2,6 +2,7 @@
 ``rllib:PATH`` agent."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +55,30 @@ def test_the_module_gives_masked_actions_no_probability() -> None:
 
 
 @pytest.mark.xdist_group("ray")
-def test_two_training_iterations_write_a_checkpoint_that_plays_as_an_agent(ray_local: Any, tmp_path: Path) -> None:
-    settings = Settings(out=str(tmp_path / "run"), env_runners=1, iterations=2, window=11, train_batch=64,
-                        minibatch=32, epochs=1, eval_every=2, eval_seeds=1, eval_opponents=("random",),
-                        checkpoint_every=1, **TINY)
-    final = train(settings)
+def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_agent(
+    ray_local: Any, tmp_path: Path
+) -> None:
+    """One iteration, then ``--resume`` to two: the counters continue from the checkpoint, a progress
+    line written after it (an interrupted iteration) is dropped, and the final checkpoint plays."""
+    first = Settings(out=str(tmp_path / "run"), env_runners=1, iterations=1, window=11, train_batch=64,
+                     minibatch=32, epochs=1, eval_every=0, checkpoint_every=1, **TINY)
+    train(first)
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["iteration"] == 1
+    with (tmp_path / "run" / "progress.jsonl").open("a") as f:
+        f.write(json.dumps({"iteration": 2, "env_steps": -1}) + "\n")  # lost with an interruption
+    with pytest.raises(SystemExit, match="already holds a run"):
+        train(first)
+    with pytest.raises(SystemExit, match="trained 1 iterations already"):
+        train(replace(first, resume=True))
+    final = train(replace(first, resume=True, iterations=2, eval_every=2, eval_seeds=1, eval_opponents=("random",),
+                          learning_rate=1.0))  # run-defining: taken from settings.json, not from here
     progress = [json.loads(line) for line in (tmp_path / "run" / "progress.jsonl").read_text().splitlines()]
     assert [p["iteration"] for p in progress] == [1, 2]
-    assert progress[1]["env_steps"] >= 2 * 64
+    assert progress[1]["env_steps"] >= 2 * 64 > progress[0]["env_steps"] >= 64
+    assert json.loads((tmp_path / "run" / "settings.json").read_text())["learning_rate"] == first.learning_rate
     evaluation = json.loads((tmp_path / "run" / "evaluations.jsonl").read_text())
     assert evaluation["iteration"] == 2 and sum(evaluation["random"][k] for k in ("wins", "draws", "losses")) == 2
-    assert (tmp_path / "run" / "checkpoints" / "iter_0001").is_dir()
     config = GameConfig(players=2, expansions=ALL)
     spec = f"rllib:{final}"
     game = play_match(config, [spec, "random"], seed=3)

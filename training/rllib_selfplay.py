@@ -21,17 +21,22 @@ What happens:
    checkpoints ``OUT/checkpoints/iter_NNNN`` and ``OUT/final``, each one an agent spec
    (``rllib:OUT/final``). Progress: one line per iteration on stdout and in ``OUT/progress.jsonl``
    (env steps, env steps/s, mean episode return, losses), evaluations in ``OUT/evaluations.jsonl``.
+5. **Resume**: ``OUT/state.json`` names the last checkpoint and its iteration. ``--resume``
+   restores the algorithm from it (weights, optimizer, counters), drops the progress and
+   evaluation lines of iterations after it (lost with the interruption), and trains on to
+   ``--iterations`` — also past the end of a finished run. The run-defining settings
+   (:data:`RUN_DEFINING`) come from ``OUT/settings.json``; resources may change.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ENV_NAME", "Settings", "build_config", "train"]
+__all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "train"]
 
 #: The name the env is registered under in Ray's registry.
 ENV_NAME = "carcassonne_v0_rllib"
@@ -86,6 +91,8 @@ class Settings:
     eval_workers: int = 1
     checkpoint_every: int = 5
     """Iterations between checkpoints (the final one is always written)."""
+    resume: bool = False
+    """Continue the run in --out from its last checkpoint (OUT/state.json) up to --iterations."""
 
     def env_config(self) -> dict[str, Any]:
         return {"players": self.players, "expansions": self.expansions, "window": self.window,
@@ -123,19 +130,42 @@ def build_config(s: Settings) -> Any:
     )
 
 
+#: Settings a resumed run takes from ``OUT/settings.json`` (the problem and the learner); the
+#: others (resources, budget, evaluation, checkpoint cadence) may change between runs.
+RUN_DEFINING = (
+    "seed", "players", "expansions", "window", "shaping", "shaping_scores", "train_batch", "minibatch", "epochs",
+    "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range", "channels", "blocks", "head_hidden",
+)
+
+
 def train(s: Settings) -> Path:
-    """Run the self-play training described by ``s``; returns the final checkpoint's path."""
+    """Run (or resume) the self-play training described by ``s``; returns the final checkpoint's path."""
     from training.ray_support import ray_session
 
     out = Path(s.out).resolve()
-    if (out / "final").exists() or (out / "checkpoints").exists():
-        raise SystemExit(f"{out} already holds a run: choose another --out")
+    state_path = out / "state.json"
+    done = 0
+    if s.resume:
+        if not state_path.exists():
+            raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
+        saved = json.loads((out / "settings.json").read_text())
+        s = replace(s, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in saved.items() if k in RUN_DEFINING})
+        state = json.loads(state_path.read_text())
+        done = int(state["iteration"])
+        if done >= s.iterations:
+            raise SystemExit(f"--resume: {out} has trained {done} iterations already; ask for more with --iterations")
+        for log in ("progress.jsonl", "evaluations.jsonl"):
+            _keep_until(out / log, done)
+    elif (out / "final").exists() or (out / "checkpoints").exists():
+        raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(s), indent=1) + "\n")
     with ray_session(s.address, s.num_cpus):
         algo = build_config(s).build_algo()
         try:
-            for iteration in range(1, s.iterations + 1):
+            if done:
+                algo.restore_from_path(state["checkpoint"])
+            for iteration in range(done + 1, s.iterations + 1):
                 start = time.perf_counter()
                 result = algo.train()
                 row = _progress(iteration, result, time.perf_counter() - start)
@@ -147,11 +177,20 @@ def train(s: Settings) -> Path:
                 if last or evaluate or (s.checkpoint_every and iteration % s.checkpoint_every == 0):
                     checkpoint = Path(algo.save_to_path(out / "final" if last else
                                                         out / "checkpoints" / f"iter_{iteration:04d}"))
+                    state_path.write_text(json.dumps({"iteration": iteration, "checkpoint": str(checkpoint)}) + "\n")
                     if evaluate:
                         _evaluate(s, checkpoint, iteration, out)
         finally:
             algo.stop()
     return out / "final"
+
+
+def _keep_until(path: Path, iteration: int) -> None:
+    """Drop the lines of ``path`` (JSON lines with an ``iteration``) after ``iteration``."""
+    if path.exists():
+        lines = [line for line in path.read_text().splitlines()
+                 if line.strip() and json.loads(line)["iteration"] <= iteration]
+        path.write_text("".join(line + "\n" for line in lines))
 
 
 def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[str, Any]:
