@@ -56,7 +56,7 @@ def test_the_viewer_imports_no_rl_library() -> None:
         "import sys; from carcassonne_env.engine import Game, GameConfig;"
         "from carcassonne_env.viewer import replay_html; replay_html(Game(GameConfig(players=2), seed=0));"
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules}"
-        " & {'gymnasium', 'pettingzoo', 'torch', 'stable_baselines3', 'PIL', 'matplotlib'})))"
+        " & {'gymnasium', 'pettingzoo', 'torch', 'stable_baselines3', 'ray', 'PIL', 'matplotlib'})))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == ""
@@ -171,6 +171,10 @@ def test_every_kind_of_source_gives_the_same_snapshots(game: Game, tmp_path: Pat
     ('{"index": 1, "record": {}}\n{"index": 2, "record": {}}\n', 7, "no game with index 7 (indices 1..2)"),
     ('{"index": 1, "record": {}}\nxx\n{"index": 2, "record": {}}\n', None, "line 2 is not JSON"),
     ('{"config": {"players": 2}, "actions": []}', 2, "--game chooses a game of a tournament"),
+    ('{"index": 1, "record": {}}\n{"index": "abc", "record": {}}\n', None,
+     "line 2: the game index must be an int, got 'abc'"),
+    ('{"index": 1, "record": {}}\n{"index": null, "record": {}}\n', None,
+     "line 2: the game index must be an int, got None"),
 ])
 def test_bad_files_are_refused_naming_the_file(tmp_path: Path, content: str | None, game_index: int | None,
                                                message: str) -> None:
@@ -193,6 +197,23 @@ def test_bad_records_are_refused(game: Game) -> None:
         replay_html(record)
     with pytest.raises(RecordError, match="not a valid game record"):
         replay_html({"config": {"players": 9}, "actions": []})
+    for bad in (None, "hello"):
+        with pytest.raises(RecordError, match="'record' must be a dict"):
+            replay_html({"index": 0, "record": bad})
+
+
+def test_untrusted_names_and_titles_stay_text(game: Game) -> None:
+    """Seat names from a game file and the title cannot inject markup or break the page: the
+    embedded data holds no raw "<", the title is escaped, and a placeholder name in the title is
+    not filled in again. (The script builds the player cards and events from text nodes.)"""
+    line = {"index": 0, "seats": ["<img src=x onerror=alert(1)>", "</script><!--"], "record": game.record().to_dict()}
+    page = replay_html(line, title="a __DATA__ <b>")
+    script = page[page.index('id="replay-data"'):]
+    script = script[:script.index("</script>")]
+    assert "<" not in script.split(">", 1)[1]
+    assert "<title>a __DATA__ &lt;b&gt;</title>" in page
+    assert page_data(page)["players"][0]["agent"] == "<img src=x onerror=alert(1)>"
+    assert ".innerHTML" not in page.replace('events.innerHTML = \'<li class="none">', "")
 
 
 def test_replay_command_writes_the_page_and_reports_bad_input_in_one_line(

@@ -609,7 +609,9 @@ class Game:
 
     def keep_score_log(self) -> None:
         """Record every score change from now on in :attr:`score_log` (off by default, so that
-        playing, cloning and search pay nothing for it; a clone keeps a copy of the log)."""
+        playing, cloning and search pay nothing for it; a clone keeps a copy of the log). The log
+        is not saved: ``to_dict``/``from_dict`` and pickling give a game without it (replay the
+        record with the log on to rebuild it, as the replay viewer does)."""
         if self._score_log is None:
             self._score_log = []
 

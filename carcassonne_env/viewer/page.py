@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from .snapshots import replay_data
 from .tile_svg import SIZE
 
 __all__ = ["replay_html", "write_replay_html"]
+
+#: The placeholders of static/page.html.
+_PLACEHOLDER = re.compile(r"__(CSS|JS|SYMBOLS|TITLE|DATA)__")
 
 
 def _static(name: str) -> str:
@@ -39,12 +43,12 @@ def replay_html(record: Source | Replayable, *, title: str | None = None) -> str
     data = replay_data(source, title)
     symbols = "\n".join(f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>'
                         for key, svg in data.pop("symbols").items())
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-    page = _static("page.html")
-    for key, value in (("__CSS__", _static("page.css")), ("__JS__", _static("page.js")), ("__SYMBOLS__", symbols),
-                       ("__TITLE__", html.escape(title)), ("__DATA__", payload)):
-        page = page.replace(key, value)
-    return page
+    # "<" as \u003c: no "</script>" or "<!--" inside the data can end or alter its script element.
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    parts = {"CSS": _static("page.css"), "JS": _static("page.js"), "SYMBOLS": symbols,
+             "TITLE": html.escape(title), "DATA": payload}
+    # One pass: a placeholder's name inside a value (e.g. a title) is not filled in again.
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _static("page.html"))
 
 
 def write_replay_html(record: Source | Replayable, path: str | Path, *, title: str | None = None) -> Path:

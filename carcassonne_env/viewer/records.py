@@ -49,6 +49,9 @@ def to_replayable(source: Source | Replayable) -> Replayable:
     data = dict(source)
     try:
         if "record" in data:
+            if not isinstance(data["record"], dict):
+                kind = type(data["record"]).__name__
+                raise RecordError(f"not a valid game record: 'record' must be a dict, got {kind}")
             seats = data.get("seats")
             return Replayable(GameRecord.from_dict(data["record"]), None if seats is None else tuple(map(str, seats)))
         if "format" in data:
@@ -74,7 +77,10 @@ def _jsonl_games(path: Path, text: str) -> dict[int, dict[str, Any]]:
             raise RecordError(f"{path}: line {number} is not JSON") from None
         if not isinstance(item, dict) or "record" not in item or "index" not in item:
             raise RecordError(f"{path}: line {number} is not a tournament game (no index and record)")
-        games.setdefault(int(item["index"]), item)
+        index = item["index"]
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise RecordError(f"{path}: line {number}: the game index must be an int, got {index!r}")
+        games.setdefault(index, item)
     return games
 
 

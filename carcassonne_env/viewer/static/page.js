@@ -55,10 +55,23 @@
     if (p.floors) parts.push(`floors: ${p.floors[0]} normal, ${p.floors[1]} black, ${p.floors[2]} white`);
     const held = p.prisoners.map((n, o) => (n ? `${n} of ${data.players[o].name}` : "")).filter(Boolean);
     if (p.floors) parts.push("prisoners: " + (held.length ? held.join(", ") : "none"));
-    card.innerHTML = `<span class="swatch" style="background:${info.colour}"></span>` +
-      `<span class="name">${info.name}${info.agent ? " · " + info.agent : ""}</span>` +
-      `<span class="score" data-seat="${seat}">${p.score}</span>` +
-      `<span class="details">${parts.join("<br>")}</span>`;
+    // Built as text nodes, never as markup: agent names come from game files (untrusted input).
+    const span = (cls, text) => {
+      const e = document.createElement("span");
+      e.className = cls;
+      e.textContent = text;
+      return e;
+    };
+    const swatch = span("swatch", "");
+    swatch.style.background = info.colour;
+    const score = span("score", String(p.score));
+    score.dataset.seat = String(seat);
+    const details = span("details", "");
+    parts.forEach((line, i) => {
+      if (i) details.appendChild(document.createElement("br"));
+      details.appendChild(document.createTextNode(line));
+    });
+    card.append(swatch, span("name", info.name + (info.agent ? " · " + info.agent : "")), score, details);
     return card;
   }
 
@@ -91,8 +104,11 @@
     for (const [seat, pts, words] of f.events) {
       const li = document.createElement("li");
       li.className = "event";
-      li.innerHTML = `<span class="pts" style="color:${data.players[seat].colour}">${pts > 0 ? "+" : ""}${pts}</span>` +
-        `${data.players[seat].name}: ${words}`;
+      const points = document.createElement("span");
+      points.className = "pts";
+      points.style.color = data.players[seat].colour;
+      points.textContent = `${pts > 0 ? "+" : ""}${pts}`;
+      li.append(points, document.createTextNode(`${data.players[seat].name}: ${words}`));
       events.appendChild(li);
     }
     if (!f.events.length) events.innerHTML = '<li class="none">no points scored yet this turn</li>';
