@@ -37,7 +37,7 @@ from ..engine import (
     TowerState,
 )
 from ..engine.geometry import pack
-from .palette import SEAT_COLOURS, SEAT_NAMES, css
+from .palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from .records import RecordError, Replayable
 from .tile_svg import SIZE, follower_point, symbol_id, tile_svg
 
@@ -204,6 +204,7 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
              "colour": css(SEAT_COLOURS[p])}
             for p in range(n)
         ],
+        "floor_colours": [css(FLOOR_COLOURS[c]) for c in FloorColour],
         "symbols": symbols,
         "tiles": tiles,
         "frames": frames,

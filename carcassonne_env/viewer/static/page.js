@@ -4,7 +4,7 @@
   const data = JSON.parse(document.getElementById("replay-data").textContent);
   const NS = "http://www.w3.org/2000/svg";
   const S = data.size, frames = data.frames, last = frames.length - 1;
-  const FLOORS = ["#96969c", "#141414", "#fafafa"], FLOOR_NAMES = ["normal", "black", "white"];
+  const FLOORS = data.floor_colours, FLOOR_NAMES = ["normal", "black", "white"];
   const $ = (id) => document.getElementById(id);
   const layers = { tiles: $("tiles"), marks: $("marks"), towers: $("towers"), followers: $("followers") };
   let current = 0, timer = null;
