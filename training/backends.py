@@ -110,7 +110,7 @@ def make_backend(name: str, address: str | None = None) -> Backend:
     """The back-end called ``name`` (:data:`BACKENDS`); ``address`` is the Ray cluster's (ray only)."""
     if name == "process":
         if address is not None:
-            raise ValueError("--address: only the ray backend connects to a cluster")
+            raise ValueError("--address: only --backend ray runs on a cluster")
         return lambda config, fixtures, workers: (inline if (workers or 1) <= 1 else process_pool)(
             config, fixtures, workers)
     if name == "ray":

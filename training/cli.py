@@ -87,9 +87,10 @@ def _add_backend(p: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    if args.address is not None and args.backend != "ray":
-        raise TournamentError("--address: only --backend ray runs on a cluster")
-    return make_backend(args.backend, args.address)
+    try:
+        return make_backend(args.backend, args.address)
+    except ValueError as e:  # --address without --backend ray
+        raise TournamentError(str(e)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
