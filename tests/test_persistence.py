@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, Phase
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, GameRecord, Phase
 from carcassonne_env.engine.game import GameSetup
 from carcassonne_env.engine.position import PositionBuilder
 
@@ -68,3 +68,12 @@ def test_resume_hands_out_a_game_in_the_middle_of_a_turn_once() -> None:
     assert Action(ActionKind.DEPLOY, 0, -1, 0) in game.legal_actions()  # the monastery of this turn's tile
     with pytest.raises(RuntimeError, match="already started"):
         setup.set_score(0, 1)
+
+
+def test_a_record_that_names_no_pile_is_refused() -> None:
+    """Without a seed, a tile order or a start position a record would replay on a fresh pile and
+    fail far from the cause (or worse, succeed on another game): it is refused when loaded."""
+    record = Game(GameConfig(players=2), seed=4).record().to_dict()
+    assert GameRecord.from_dict(record).seed == 4
+    with pytest.raises(ValueError, match="names no pile"):
+        GameRecord.from_dict({**record, "seed": None})

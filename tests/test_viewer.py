@@ -229,7 +229,7 @@ def test_replay_command_writes_the_page_and_reports_bad_input_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith("carcassonne replay: error: ") and "no game with index 8" in err and err.count("\n") == 1
     bad = tmp_path / "bad.json"
-    bad.write_text('{"config": {"players": 2}, "actions": [[0, 50, 50, 0]]}')
+    bad.write_text('{"config": {"players": 2}, "seed": 0, "actions": [[0, 50, 50, 0]]}')
     assert main(["replay", str(bad), "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"error: {bad}: " in err and "cannot be replayed" in err and "Traceback" not in err

@@ -155,7 +155,11 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """The record of a :meth:`to_dict` document; a ValueError if it names no pile (a record
+        without a seed, a tile order or a start position would replay on some other pile)."""
         order = data.get("tile_order")
+        if data.get("seed") is None and order is None and data.get("start_position") is None:
+            raise ValueError("a game record needs a seed, a tile_order or a start_position: it names no pile")
         return cls(
             config=GameConfig.from_dict(data["config"]),
             seed=data.get("seed"),
