@@ -11,12 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig
 from carcassonne_env.engine.position import PositionBuilder
-from carcassonne_env.environment.gif import write_gif
+from carcassonne_env.environment.gif import game_frames, write_gif
+from carcassonne_env.environment.observation import Encoder
+from carcassonne_env.environment.render import render_rgb
 from carcassonne_env.players import RandomAgent
 from carcassonne_env.viewer import RecordError, load_document, load_record, replay_html, write_replay_html
 from training.cli import main
@@ -247,6 +250,15 @@ def test_the_gif_has_one_frame_per_turn_and_the_start(game: Game, tmp_path: Path
             sizes.add(gif.size)
             durations.append(gif.info["duration"])
     assert len(sizes) == 1 and durations == [300] * turns + [2000]
+    frames = game_frames(game.record())
+    with Image.open(path) as gif:  # the GIF holds the renderer's pictures exactly (no dithering)
+        for i in (0, turns // 2, turns):
+            gif.seek(i)
+            assert np.array_equal(np.asarray(gif.convert("RGB")), frames[i]), f"frame {i}"
+    assert not np.array_equal(frames[0], frames[-1])
+    encoder = Encoder(game.config, 31)
+    encoder.reset(game)  # the finished game itself: the last frame is its picture
+    assert np.array_equal(frames[-1], render_rgb(game, encoder, encoder.mirror.box))
 
 
 def test_play_writes_the_page_and_the_gif_of_the_same_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
