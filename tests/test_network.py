@@ -17,18 +17,16 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noq
 from carcassonne_env.environment import SingleAgentEnv, raw_env  # noqa: E402
 from carcassonne_env.environment.codec import ActionCodec  # noqa: E402
 from training import bench_train  # noqa: E402
-from training.network import (  # noqa: E402
+from training.board_net import (  # noqa: E402
     OUTSIDE_CROP,
     BoardEncoder,
-    CarcassonnePolicy,
-    LegalActionDistribution,
     LegalLogits,
     codec_index_map,
     crop_sizes,
     gather_legal,
     head_channels,
-    ppo_kwargs,
 )
+from training.network import CarcassonnePolicy, LegalActionDistribution, ppo_kwargs  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 
@@ -255,7 +253,7 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
     """The board stem over non-empty cells equals the stride-3 convolution of the scaled board, the
     per-cell head read at the legal cells equals the 1×1 convolution read by ``gather_legal``, and
     a small batch merged into one crop equals one group per crop size (up to float rounding)."""
-    import training.network as network
+    import training.board_net as board_net
 
     env = SingleAgentEnv(players=2, expansions=ALL)
     model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, seed=4, **ppo_kwargs())
@@ -264,7 +262,7 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
     observations, mask = _batch(2, 60, seed=6)
     obs = policy.obs_to_tensor(observations)[0]
     board = obs["board"][:, :, 3 * 8:3 * 23, 3 * 8:3 * 23]  # the 15-cell crop
-    scale = network.PlaneScale(model.observation_space["board"].high[:, 0, 0], spatial=True)
+    scale = board_net.PlaneScale(model.observation_space["board"].high[:, 0, 0], spatial=True)
     plain = th.nn.functional.conv2d(scale(board), encoder.board_in.weight, stride=3)
     with th.no_grad():
         assert th.allclose(encoder._board_in(board), plain, atol=1e-5)
@@ -278,11 +276,11 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
         assert len(rows) >= 2  # observations with different crop sizes, in one small batch
         small = {key: value[rows] for key, value in obs.items()}
         merged = policy.get_distribution(small, mask[rows])
-        network.MERGED_BATCH, saved = 0, network.MERGED_BATCH
+        board_net.MERGED_BATCH, saved = 0, board_net.MERGED_BATCH
         try:
             separate = policy.get_distribution(small, mask[rows])
         finally:
-            network.MERGED_BATCH = saved
+            board_net.MERGED_BATCH = saved
         assert th.equal(merged.legal.actions, separate.legal.actions)
         assert th.allclose(merged.log_p, separate.log_p, atol=1e-5)
 

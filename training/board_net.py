@@ -68,6 +68,7 @@ __all__ = [
     "crop_sizes",
     "gather_legal",
     "head_channels",
+    "layout_of",
     "legal_cell_extent",
     "legal_index",
     "pad_legal",
@@ -264,7 +265,7 @@ class BoardEncoder(nn.Module):
             raise ValueError(f"margin must be ≥ 1 (PLACE reaches one cell beyond the tiles), got {margin}")
         if crop_step < 1:
             raise ValueError(f"crop_step must be ≥ 1, got {crop_step}")
-        layout = _layout_of(observation_space)
+        layout = layout_of(observation_space)
         super().__init__()
         self.features_dim = 3 * channels
         w = layout.window
@@ -411,7 +412,7 @@ def _log_planes(x: th.Tensor, runs: list[tuple[int, int]]) -> th.Tensor:
     return y
 
 
-def _layout_of(observation_space: spaces.Space[Any]) -> Layout:
+def layout_of(observation_space: spaces.Space[Any]) -> Layout:
     """The env's layout for this observation space (player count from the ``cells`` planes)."""
     if not isinstance(observation_space, spaces.Dict) or set(observation_space.spaces) != {"board", "cells", "vector"}:
         raise ValueError(f"observation_space must be the env's Dict(board, cells, vector), got {observation_space}")

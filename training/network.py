@@ -22,52 +22,10 @@ from torch import nn
 
 from carcassonne_env.environment.codec import ActionCodec
 
-from .board_net import (
-    LINEAR_BOUND,
-    MERGED_BATCH,
-    OUTSIDE_CROP,
-    BoardEncoder,
-    BoardFeatures,
-    BoardNet,
-    LegalActions,
-    LegalIndex,
-    LegalLogits,
-    PlaneScale,
-    _layout_of,
-    codec_index_map,
-    crop_sizes,
-    gather_legal,
-    head_channels,
-    legal_cell_extent,
-    legal_index,
-    pad_legal,
-    scale_terms,
-)
+from .board_net import BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
 from .buffer import CompactRolloutBuffer
 
-__all__ = [
-    "LINEAR_BOUND",
-    "MERGED_BATCH",
-    "OUTSIDE_CROP",
-    "BoardEncoder",
-    "BoardFeatures",
-    "BoardNet",
-    "CarcassonnePolicy",
-    "LegalActionDistribution",
-    "LegalIndex",
-    "LegalLogits",
-    "PlaneScale",
-    "codec_index_map",
-    "crop_sizes",
-    "gather_legal",
-    "head_channels",
-    "legal_cell_extent",
-    "legal_index",
-    "pad_legal",
-    "policy_kwargs",
-    "ppo_kwargs",
-    "scale_terms",
-]
+__all__ = ["CarcassonnePolicy", "LegalActionDistribution", "policy_kwargs", "ppo_kwargs"]
 
 #: The heads that checkpoints from before :class:`BoardNet` keep at the policy's top level.
 _LEGACY_HEADS = ("spatial_head", "pi_hidden", "other_head", "value_net")
@@ -82,6 +40,11 @@ class LegalActionDistribution(MaskableDistribution):
     This one is made from :class:`LegalLogits` (the mask is applied when they are gathered), so
     sampling, log-probabilities and the entropy cost O(allowed actions). Same semantics: masked
     actions have probability 0 and add nothing to the entropy.
+
+    Two abstract methods of ``MaskableDistribution`` have no meaning here and raise if called:
+    ``proba_distribution_net`` (SB3 builds a linear layer over the latent; the logits come from
+    :class:`~training.board_net.BoardNet`'s heads instead) and ``apply_masking`` (the mask was
+    applied when the legal logits were gathered). :class:`CarcassonnePolicy` calls neither.
     """
 
     def __init__(self, action_dim: int) -> None:
@@ -150,7 +113,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         **kwargs: Any,
     ) -> None:
         self.head_hidden = head_hidden
-        window = _layout_of(observation_space).window
+        window = layout_of(observation_space).window
         self.codec = ActionCodec(window)
         if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != self.codec.n:
             raise ValueError(f"action_space must be Discrete({self.codec.n}) for window {window}, got {action_space}")
