@@ -11,9 +11,25 @@ Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents 
 
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
+from .evaluation import END_NOW, PositionValue
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
 from .spec import AgentSpecError, known_agents, make_agent, register_agent
+from .value import LinearValue
+
+
+def position_value(name: str) -> PositionValue:
+    """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
+    final margin shipped in ``agents/pretrained/value_linear.json``) or the path of a weights file
+    written by ``training/fit_value.py``."""
+    if name == "end_now":
+        return END_NOW
+    return LinearValue.load() if name == "linear" else LinearValue.load(name)
+
+
+def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgent:
+    """``greedy``, ``greedy:fast=1``, ``greedy:value=linear`` (see :func:`position_value`)."""
+    return GreedyAgent(seed, fast=fast, value=position_value(value))
 
 
 def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
@@ -40,17 +56,18 @@ def _mcts(
     prior_visits: int = 5,
     scale: float = 10.0,
     guide: bool = False,
+    value: str = "end_now",
 ) -> MCTSAgent:
     """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given)."""
     if not sims and not seconds:
         sims = 400
     return MCTSAgent(seed, sims=sims or None, seconds=seconds or None, exploration=exploration,
                      rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits, scale=scale,
-                     guide=guide)
+                     guide=guide, value=position_value(value))
 
 
 register_agent("random", RandomAgent)
-register_agent("greedy", GreedyAgent)
+register_agent("greedy", _greedy)
 register_agent("mcts", _mcts)
 register_agent("ppo", _ppo)
 register_agent("rllib", _rllib)

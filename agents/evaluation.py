@@ -2,18 +2,22 @@
 game ended now" (:meth:`Game.scores_if_ended_now`: this turn's pending T5 scoring, then the end-game
 scoring R27–R29).
 
+A :class:`PositionValue` is what the search agents maximise: every player's margin in some
+units of points. :data:`END_NOW` is the end-now margin; :class:`~agents.value.LinearValue` the
+learned expected final margin.
+
 ``Evaluator`` is the pluggable leaf value of :class:`~agents.mcts.MCTSAgent`: a callable
 ``(game, player) -> float`` in [−1, 1], from ``player``'s point of view.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from carcassonne_env.engine import Game
 
-__all__ = ["Evaluator", "end_now_margin", "margin", "margins", "squashed_margins"]
+__all__ = ["END_NOW", "EndNowValue", "Evaluator", "PositionValue", "end_now_margin", "margin", "margins"]
 
 #: A leaf evaluator: ``(game, player) -> value in [−1, 1]`` from ``player``'s point of view.
 Evaluator = Callable[[Game, int], float]
@@ -24,7 +28,7 @@ def margin(scores: Sequence[int], player: int) -> int:
     return scores[player] - max(s for q, s in enumerate(scores) if q != player)
 
 
-def margins(scores: Sequence[int]) -> list[int]:
+def margins(scores: Sequence[float]) -> list[float]:
     """:func:`margin` of every player, in one pass (the best and second-best score)."""
     best = max(scores)
     if scores.count(best) > 1:
@@ -38,15 +42,30 @@ def end_now_margin(game: Game, player: int) -> int:
     return margin(game.scores_if_ended_now(), player)
 
 
-def squashed_margins(game: Game, scale: float, baseline: Sequence[int] | None = None) -> list[float]:
-    """Every player's end-now margin, less its ``baseline`` (e.g. the margins at the root of a
-    search), squashed into (−1, 1) as ``tanh((margin − baseline) / scale)``.
+class PositionValue(Protocol):
+    """A position's value for every player, as a margin over the best other player (points)."""
 
-    A gain of ``scale`` points is worth 0.76: small differences stay nearly linear, large ones
-    saturate near ±1. Centring on the root keeps a player who already leads (or trails) by far in
-    the linear range, where the moves under search still differ.
-    """
-    ms = margins(game.scores_if_ended_now())
-    if baseline is None:
-        return [math.tanh(m / scale) for m in ms]
-    return [math.tanh((m - b) / scale) for m, b in zip(ms, baseline, strict=True)]
+    def margins(self, game: Game) -> list[float]:
+        """Every player's margin, in seat order."""
+        ...
+
+    def margin(self, game: Game, player: int) -> float:
+        """``margins(game)[player]`` (may be cheaper)."""
+        ...
+
+
+class EndNowValue:
+    """The end-now margin (:func:`end_now_margin`) as a :class:`PositionValue`."""
+
+    def margins(self, game: Game) -> list[float]:
+        return margins(game.scores_if_ended_now())
+
+    def margin(self, game: Game, player: int) -> float:
+        return end_now_margin(game, player)
+
+    def __repr__(self) -> str:
+        return "END_NOW"
+
+
+#: The end-now margin, the reference greedy's value.
+END_NOW = EndNowValue()

@@ -25,6 +25,11 @@ the agent (the values do not depend on that tile anyway).
 
 ``fast=True`` prunes the tower look-ahead at PLACE: each placement is valued by its best DEPLOY or
 PASS only; the T3 and T4 decisions themselves are still searched in full when they come.
+
+``value`` replaces the end-now margin as the value of a line's end: any
+:class:`~agents.evaluation.PositionValue`, e.g. the learned expected final margin of
+:mod:`agents.value` (spec ``greedy:value=linear``). The reference greedy of the tournaments is the
+end-now one.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 
 from carcassonne_env.engine import Action, ActionKind, Game, Phase
 
-from .evaluation import end_now_margin
+from .evaluation import END_NOW, PositionValue
 
 __all__ = ["GreedyAgent"]
 
@@ -50,10 +55,13 @@ class GreedyAgent:
     games give the same actions. ``game`` is never modified.
     """
 
-    def __init__(self, seed: int = 0, fast: bool = False) -> None:
+    def __init__(self, seed: int = 0, fast: bool = False, value: PositionValue = END_NOW) -> None:
         if fast not in (True, False):  # also refuses strings such as "0", which bool() would take as True
             raise ValueError(f"GreedyAgent: fast must be a bool (or 0/1), got {fast!r}")
+        if not callable(getattr(value, "margin", None)):
+            raise ValueError(f"GreedyAgent: value must be a PositionValue (with a margin method), got {value!r}")
         self.fast = bool(fast)
+        self.value = value
         self._rng = np.random.default_rng(seed)
 
     def choose_action(self, game: Game) -> Action:
@@ -68,15 +76,15 @@ class GreedyAgent:
         ties = [a for a, v in zip(legal, values, strict=True) if v == best]
         return ties[int(self._rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
 
-    def action_values(self, game: Game) -> list[int]:
+    def action_values(self, game: Game) -> list[float]:
         """The value of the best line of the turn that starts with each legal action, in the order
         of ``game.legal_actions()`` (with ``fast``, PLACE lines end at DEPLOY or PASS)."""
         me = game.current_player
         prune = self.fast and game.phase is Phase.PLACE
-        stop = _Stop(game, me)
+        stop = _Stop(game, me, self.value)
         return [self._line_value(game, a, me, stop, prune) for a in game.legal_actions()]
 
-    def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> int:
+    def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> float:
         """Best end-of-turn margin over the lines that play ``action`` in ``state``."""
         kind = action.kind
         if kind is _PASS or kind is _NO_CAPTURE:
@@ -84,12 +92,12 @@ class GreedyAgent:
         after = state.clone()
         after.apply(action)
         if after.is_over or after.current_player != me:
-            return stop.value() if kind is _FLOOR else end_now_margin(after, me)
+            return stop.value() if kind is _FLOOR else self.value.margin(after, me)
         return self._best_value(after, me, prune)
 
-    def _best_value(self, state: Game, me: int, prune: bool) -> int:
+    def _best_value(self, state: Game, me: int, prune: bool) -> float:
         """Best end-of-turn margin from a decision of ``me`` within the turn."""
-        stop = _Stop(state, me)
+        stop = _Stop(state, me, self.value)
         legal = state.legal_actions()
         if prune:
             legal = [a for a in legal if a.kind is _DEPLOY or a.kind is _PASS]
@@ -100,14 +108,15 @@ class _Stop:
     """The value of ending the turn in ``state`` with the choices made so far (PASS or
     NO_CAPTURE), computed once on first use."""
 
-    __slots__ = ("_game", "_me", "_value")
+    __slots__ = ("_game", "_me", "_value", "_value_of")
 
-    def __init__(self, game: Game, me: int) -> None:
+    def __init__(self, game: Game, me: int, value_of: PositionValue) -> None:
         self._game = game
         self._me = me
-        self._value: int | None = None
+        self._value_of = value_of
+        self._value: float | None = None
 
-    def value(self) -> int:
+    def value(self) -> float:
         if self._value is None:
-            self._value = end_now_margin(self._game, self._me)
+            self._value = self._value_of.margin(self._game, self._me)
         return self._value

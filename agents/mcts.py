@@ -31,8 +31,10 @@ placement, then PASS or NO_CAPTURE: no follower is put out at random, which woul
 to the end-now value), then the leaf is valued for every player. The default value is
 ``tanh((margin − root margin) / scale)``: the gain in end-now margin (own score minus the best
 opponent's, see :mod:`.evaluation`) since the root, squashed into (−1, 1); centring on the root
-keeps a player far ahead or behind in the range where moves still differ. A custom
-``evaluator(game, player) -> float`` in [−1, 1] may replace it (uncentred).
+keeps a player far ahead or behind in the range where moves still differ. ``value`` replaces the
+end-now margin there and in the greedy priors by another :class:`~agents.evaluation.PositionValue`,
+e.g. the learned expected final margin of :mod:`agents.value` (spec ``mcts:value=linear``). A custom
+``evaluator(game, player) -> float`` in [−1, 1] may replace the leaf value altogether (uncentred).
 The move played is the most visited root action (random tie-break).
 
 Guided search (``guide=True``). Every node, not only the root, is made with all its edges ranked
@@ -56,7 +58,7 @@ import numpy as np
 from carcassonne_env.engine import Action, ActionKind, Game, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 
-from .evaluation import Evaluator, margins, squashed_margins
+from .evaluation import END_NOW, Evaluator, PositionValue
 from .greedy import GreedyAgent
 from .information import public_state
 
@@ -103,7 +105,8 @@ class MCTSAgent:
     the machine's speed), ``sims`` and/or ``seconds`` (the budget, the root's greedy prior
     included; with both, whichever ends first), ``exploration`` (UCT constant c), ``rollout_turns``
     (turns of cheap play before the leaf evaluation), ``scale`` (points of margin gain that the
-    default value maps to tanh(1) ≈ 0.76), ``widening`` (progressive widening coefficient; 0 turns
+    default value maps to tanh(1) ≈ 0.76), ``value`` (the position value of the leaves and the
+    greedy priors: the end-now margin by default), ``widening`` (progressive widening coefficient; 0 turns
     it off), ``prior_visits`` (virtual visits of the greedy prior; 0: ranking only), ``guide`` (the
     guided search of the module docstring), ``evaluator`` (a custom leaf value, replacing the
     end-now margin). ``game`` is never modified.
@@ -121,6 +124,7 @@ class MCTSAgent:
         widening: float = 2.0,
         prior_visits: int = 5,
         guide: bool = False,
+        value: PositionValue = END_NOW,
         evaluator: Evaluator | None = None,
     ) -> None:
         if sims is None and seconds is None:
@@ -147,18 +151,19 @@ class MCTSAgent:
         self.prior_visits = prior_visits
         self.guide = bool(guide)
         self.evaluator = evaluator
+        self.value = value
         self._rng = np.random.default_rng(seed)
         self._random = random.Random(int(self._rng.integers(2**63)))
         #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
-        self._greedy = GreedyAgent(seed=seed)
+        self._greedy = GreedyAgent(seed=seed, value=value)
         #: With ``guide``: ranks the actions of every node below the root and plays the rollouts.
-        self._fast_greedy = GreedyAgent(seed=seed, fast=True)
+        self._fast_greedy = GreedyAgent(seed=seed, fast=True, value=value)
         #: Simulations run by the last ``choose_action`` (0 when the decision had one legal action).
         self.last_simulations = 0
         #: Simulations through each root action in the last ``choose_action`` (a policy target).
         self.last_root_visits: dict[Action, int] = {}
-        #: Every player's end-now margin at the root of the current search (the reward's zero).
-        self._baseline: list[int] = []
+        #: Every player's margin (``value``) at the root of the current search (the reward's zero).
+        self._baseline: list[float] = []
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:
@@ -171,7 +176,7 @@ class MCTSAgent:
             return game.legal_actions()[0]
         root_state = self._public(game)
         legal = root_state.legal_actions()
-        self._baseline = margins(root_state.scores_if_ended_now())
+        self._baseline = self.value.margins(root_state)
         root = self._root(root_state, legal)
         sims = 0
         while (self.sims is None or sims < self.sims) and (deadline is None or time.perf_counter() < deadline):
@@ -303,7 +308,8 @@ class MCTSAgent:
             _end_turn(game)
         self._random_turns(game, turns)
         if self.evaluator is None:
-            return squashed_margins(game, self.scale, self._baseline)
+            scale = self.scale
+            return [math.tanh((m - b) / scale) for m, b in zip(self.value.margins(game), self._baseline, strict=True)]
         return [self.evaluator(game, p) for p in range(game.num_players)]
 
     def _random_turns(self, game: Game, turns: int) -> None:

@@ -1025,6 +1025,19 @@ class Game:
         g._end_game()
         return tuple(g._scores)
 
+    def end_now_events(self) -> tuple[ScoreEvent, ...]:
+        """The score changes that :meth:`scores_if_ended_now` adds to :attr:`scores`, as score-log
+        events: this turn's pending T5 scoring (``final`` False), then the end-game scoring of
+        R27–R29 (``final`` True). Empty after the game. The game itself is untouched; this is the
+        end-now value broken down by player and reason (a value function's features)."""
+        if self._phase is Phase.GAME_OVER:
+            return ()
+        g = self.clone()
+        g._score_log = []
+        g._score_completed()
+        g._end_game()
+        return tuple(g._score_log)
+
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
         """An independent copy: shallow copies of the flat state lists and dicts.

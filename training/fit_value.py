@@ -1,0 +1,137 @@
+"""Fit the linear value of :mod:`agents.value` on finished games (tournament ``games.jsonl`` files).
+
+Every game is replayed from its record; at the start of every turn (the PLACE decision) each player
+contributes one sample: its features and the target ``final score − end-now score`` (what the
+end-now value misses). The weights are the least-squares fit (a small ridge term keeps unused
+features, such as the tower's in the base game, at zero). A share of the games (whole games, so
+that correlated samples of one game do not leak) is held out, and the fit is judged on it by the
+error of the predicted final margin (own minus best other) against the end-now margin's.
+
+    python -m training.fit_value runs/value_data/games.jsonl -o agents/pretrained/value_linear.json
+
+The weights shipped in ``agents/pretrained/value_linear.json`` were fitted on 600 greedy-vs-greedy
+games of the 2-player tower variant by ``scripts/fit_value.sh`` (the file records the data and the
+held-out errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation import margins
+from agents.value import FEATURES, design_row, player_features
+from carcassonne_env.engine import Game, GameRecord, Phase
+
+__all__ = ["Samples", "fit", "samples_from_record"]
+
+
+@dataclass
+class Samples:
+    """Regression rows of one or more games: inputs X, targets y, and per row the game, the end-now
+    margin, the final margin and the end-now score (for the held-out report)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+    end_now: np.ndarray
+    final: np.ndarray
+    players: int
+
+
+def samples_from_record(record: GameRecord, game_index: int) -> Samples:
+    """Replay ``record``; one row per player at every turn's PLACE decision."""
+    game = Game(record.config, seed=record.seed, tile_order=record.tile_order)
+    rows: list[np.ndarray] = []
+    end_now: list[np.ndarray] = []
+    for action in record.actions:
+        if game.phase is Phase.PLACE:
+            f, e, t = player_features(game)
+            rows.append(design_row(f, t))
+            end_now.append(e)
+        game.apply(action)
+    if not game.is_over:
+        raise ValueError(f"game {game_index}: the record does not reach the end of the game")
+    final = np.array(game.scores, dtype=np.float64)
+    n = game.num_players
+    x = np.concatenate(rows) if rows else np.zeros((0, 2 * len(FEATURES)))
+    e_all = np.concatenate(end_now) if end_now else np.zeros(0)
+    return Samples(x, np.tile(final, len(rows)) - e_all, np.full(len(e_all), game_index), e_all,
+                   np.tile(final, len(rows)), n)
+
+
+def fit(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
+    """Least squares with a ridge term ``ridge · len(y)`` on every weight."""
+    k = x.shape[1]
+    return np.linalg.solve(x.T @ x + ridge * len(y) * np.eye(k), x.T @ y)
+
+
+def _margin_rmse(scores: np.ndarray, final: np.ndarray, players: int) -> float:
+    """RMS error of the margins of ``scores`` (rows of ``players``) against the final margins."""
+    est = np.array([margins(list(r)) for r in scores.reshape(-1, players)])
+    true = np.array([margins(list(r)) for r in final.reshape(-1, players)])
+    return float(np.sqrt(np.mean((est - true) ** 2)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.fit_value", description=__doc__.split("\n\n")[0])
+    parser.add_argument("games", nargs="+", type=Path, help="tournament games.jsonl files (finished games)")
+    parser.add_argument("-o", "--out", type=Path, required=True, help="the weights file to write (JSON)")
+    parser.add_argument("--holdout", type=float, default=0.2, help="share of games held out (default 0.2)")
+    parser.add_argument("--ridge", type=float, default=1e-3, help="ridge term per sample (default 1e-3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default 0)")
+    parser.add_argument("--data", default=None,
+                        help="how the games were made, recorded in the weights file (default: the file names)")
+    args = parser.parse_args(argv)
+    records: list[tuple[int, int, GameRecord]] = []
+    for f, path in enumerate(args.games):
+        try:
+            lines = path.read_text().splitlines()
+        except OSError as e:
+            parser.error(f"cannot read {path}: {e}")
+        for line in lines:
+            try:
+                data: dict[str, Any] = json.loads(line)
+                records.append((f, int(data["index"]), GameRecord.from_dict(data["record"])))
+            except (ValueError, KeyError, TypeError) as e:
+                print(f"skipping a line of {path}: {e}", file=sys.stderr)
+    # Games in index order (parallel workers append them as they finish), so the fit and its
+    # held-out split depend on the games only.
+    records.sort(key=lambda r: r[:2])
+    samples = [samples_from_record(record, i) for i, (_, _, record) in enumerate(records)]
+    players = {s.players for s in samples}
+    if len(players) != 1:
+        parser.error(f"the games must all have the same number of players, got {sorted(players)}")
+    n = players.pop()
+    rng = np.random.default_rng(args.seed)
+    held = rng.random(len(samples)) < args.holdout
+    train = [s for s, h in zip(samples, held, strict=True) if not h]
+    test = [s for s, h in zip(samples, held, strict=True) if h]
+    x = np.concatenate([s.x for s in train])
+    y = np.concatenate([s.y for s in train])
+    weights = fit(x, y, args.ridge)
+    report: dict[str, Any] = {"train_games": len(train), "train_rows": len(y), "test_games": len(test)}
+    if test:
+        xt = np.concatenate([s.x for s in test])
+        et = np.concatenate([s.end_now for s in test])
+        ft = np.concatenate([s.final for s in test])
+        report["test_margin_rmse_end_now"] = round(_margin_rmse(et, ft, n), 2)
+        report["test_margin_rmse_linear"] = round(_margin_rmse(et + xt @ weights, ft, n), 2)
+    data = {"features": list(FEATURES), "weights": [round(float(w), 6) for w in weights], "players": n,
+            "data": args.data or [str(p) for p in args.games], **report}
+    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    for name, a, b in zip(FEATURES, weights[:len(FEATURES)], weights[len(FEATURES):], strict=True):
+        print(f"{name:16s} t: {a:8.3f}   t²: {b:8.3f}")
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
