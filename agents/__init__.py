@@ -76,6 +76,7 @@ __all__ = [
     "AgentSpecError",
     "EngineAgent",
     "GreedyAgent",
+    "LinearValue",
     "MCTSAgent",
     "Policy",
     "PolicyAgent",
@@ -83,5 +84,6 @@ __all__ = [
     "as_engine_agent",
     "known_agents",
     "make_agent",
+    "position_value",
     "register_agent",
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, MCTSAgent
+from agents import GreedyAgent, MCTSAgent, position_value
 from carcassonne_env.engine import Action, Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
 
@@ -97,8 +97,8 @@ class LeakyMCTS(MCTSAgent):
         return game.clone()
 
 
-@pytest.mark.parametrize("guide", [False, True])
-def test_mcts_never_reads_the_true_pile(guide: bool) -> None:
+@pytest.mark.parametrize(("guide", "value"), [(False, "end_now"), (True, "end_now"), (True, "linear")])
+def test_mcts_never_reads_the_true_pile(guide: bool, value: str) -> None:
     """Permuting the unseen pile (hidden information, R4) changes neither the MCTS search (its
     visit counts per root action) nor its choice; the leaky variant above, which differs only in
     where its determinizations start from, does change its search: the test can fail."""
@@ -111,7 +111,7 @@ def test_mcts_never_reads_the_true_pile(guide: bool) -> None:
     sims = 20 if guide else 60
 
     def search(agent_type: type[MCTSAgent], g: Game) -> tuple[Action, dict[Action, int]]:
-        agent = agent_type(seed=3, sims=sims, guide=guide)
+        agent = agent_type(seed=3, sims=sims, guide=guide, value=position_value(value))
         return agent.choose_action(g), agent.last_root_visits
 
     honest = search(MCTSAgent, game)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, MCTSAgent, make_agent
+from agents import AgentSpecError, GreedyAgent, MCTSAgent, make_agent
 from agents.evaluation import END_NOW
 from agents.value import DEFAULT_WEIGHTS, FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Action, Game, GameConfig
@@ -142,3 +142,8 @@ def test_a_linear_value_with_zero_weights_is_the_end_now_margin() -> None:
     assert GreedyAgent(seed=0).value is END_NOW
     searched = [MCTSAgent(seed=0, sims=30, value=v).choose_action(game) for v in (zero, END_NOW)]
     assert searched[0] == searched[1]
+
+
+def test_a_bad_value_name_is_a_spec_error() -> None:
+    with pytest.raises(AgentSpecError, match=r"cannot read value weights nowhere\.json"):
+        make_agent("greedy:value=nowhere.json", seed=0)

@@ -30,8 +30,8 @@ __all__ = ["EVALUATION_LADDER", "main"]
 EVALUATION_LADDER = ("random", "greedy", "mcts:sims=200")
 EVALUATION_EXPANSIONS = ("tower", "black_tower", "watchtowers")
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
-_SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, mcts:sims=400, mcts:seconds=1, ppo:PATH, rllib:PATH, "
-              "module:Class or path/to/file.py:Class")
+_SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
+              "ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
 
 
 def _names(text: str) -> tuple[str, ...]:
