@@ -99,3 +99,11 @@ def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
         resolve_checkpoint(tmp_path / "missing.zip")
     with pytest.raises(ValueError, match="no MaskablePPO checkpoint"):
         make_agent(f"ppo:{tmp_path / 'missing.zip'}", seed=0)
+
+
+def test_a_bad_imitation_teacher_is_a_clear_error(tmp_path: Path) -> None:
+    result = _train(tmp_path / "run", 128, "--imitation-teacher", "greedy:value=nowhere.json")
+    assert result.returncode != 0
+    assert "--imitation-teacher" in result.stderr and "nowhere.json" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "run" / "checkpoint.zip").exists()

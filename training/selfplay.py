@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.spec import make_agent
+from agents.spec import AgentSpecError, make_agent
 from training.pool import OpponentPool
 from training.threads import free_cores
 
@@ -80,11 +80,13 @@ class Settings:
     shaping_scores: Literal["current", "end_now"] = "end_now"
     """Shaping pays changes of the scores if the game ended now (potential-based) or of the current scores."""
     imitation_decisions: int = 2_000
-    """Greedy decisions cloned before PPO (0 = no warm start)."""
+    """Teacher decisions cloned before PPO (0 = no warm start)."""
+    imitation_teacher: str = "greedy"
+    """Agent spec of the teacher; ``greedy:value=linear`` (greedy on the learned value) beats greedy."""
     imitation_epochs: int = 3
     imitation_learning_rate: float = 1e-3
     imitation_workers: int = 1
-    """Processes that play the greedy demonstrations."""
+    """Processes that play the teacher's demonstrations."""
     fixed_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
     """Agent specs always in the pool (greedy's ``fast`` variant costs ~4 ms a decision instead of ~20)."""
     fixed_weights: tuple[float, ...] = (1.0, 1.0)
@@ -178,6 +180,11 @@ def train(s: Settings) -> Path:
         s = replace(s, **{k: v for k, v in saved["settings"].items() if k in _RUN_DEFINING})
     elif checkpoint.exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+    if s.imitation_decisions:
+        try:
+            make_agent(s.imitation_teacher, seed=0)
+        except AgentSpecError as e:
+            raise SystemExit(f"--imitation-teacher: {e}") from None
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(s.threads or min(2, free_cores()))
 
@@ -304,25 +311,28 @@ def _short(spec: str) -> str:
 
 
 def _warm_start(model: Any, s: Settings, out: Path) -> None:
-    """Clone greedy's play into the policy before PPO (module docstring, step 1)."""
+    """Clone the teacher's play into the policy before PPO (module docstring, step 1)."""
     from tqdm import tqdm
 
     from training.imitation import clone_behaviour, collect, collect_parallel
 
     env_kwargs = {k: v for k, v in s.env_kwargs().items() if not k.startswith("shaping")}
     if s.imitation_workers > 1:
-        print(f"playing {s.imitation_decisions} greedy demonstrations in {s.imitation_workers} processes")
-        demos = collect_parallel(env_kwargs, s.imitation_decisions, s.seed, s.imitation_workers)
+        print(f"playing {s.imitation_decisions} {s.imitation_teacher} demonstrations in "
+              f"{s.imitation_workers} processes")
+        demos = collect_parallel(env_kwargs, s.imitation_decisions, s.seed, s.imitation_workers,
+                                 teacher=s.imitation_teacher)
     else:
-        with tqdm(total=s.imitation_decisions, desc="greedy demonstrations", unit="decision",
+        with tqdm(total=s.imitation_decisions, desc=f"{s.imitation_teacher} demonstrations", unit="decision",
                   disable=not s.progress) as bar:
             demos = collect(env_kwargs, s.imitation_decisions, s.seed,
-                            make_agent=lambda spec, seed: make_agent(spec, seed=seed), progress=bar.update)
+                            make_agent=lambda spec, seed: make_agent(spec, seed=seed), teacher=s.imitation_teacher,
+                            progress=bar.update)
     history = clone_behaviour(model.policy, demos, epochs=s.imitation_epochs, batch_size=s.batch_size,
                               learning_rate=s.imitation_learning_rate, seed=s.seed)
     (out / "imitation.json").write_text(json.dumps({"decisions": len(demos), "epochs": history}, indent=1))
     for epoch, h in enumerate(history):
-        print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with greedy {h['accuracy']:.1%}")
+        print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with the teacher {h['accuracy']:.1%}")
 
 
 def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, Any]:
