@@ -147,3 +147,14 @@ def test_a_linear_value_with_zero_weights_is_the_end_now_margin() -> None:
 def test_a_bad_value_name_is_a_spec_error() -> None:
     with pytest.raises(AgentSpecError, match=r"cannot read value weights nowhere\.json"):
         make_agent("greedy:value=nowhere.json", seed=0)
+
+
+def test_the_agent_benchmark_times_the_learned_value(capsys: pytest.CaptureFixture[str]) -> None:
+    from agents import bench
+
+    bench.main(["mcts", "--sims", "5", "--positions", "1", "--mid-tiles", "4", "--mcts-options", "value=linear"])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and all(line.startswith("mcts:sims=5,value=linear") for line in lines)
+    with pytest.raises(SystemExit):
+        bench.main(["mcts", "--mcts-options", "value=bogus"])
+    assert "cannot read value weights bogus" in capsys.readouterr().err
