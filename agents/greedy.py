@@ -21,10 +21,15 @@ Exact shortcuts, which give the same values as playing the action out:
 
 The search works on ``game.determinize(rng)``: applying a turn's last action draws the next tile,
 and a determinized copy draws it from a reshuffled pile, so nothing about the true pile can reach
-the agent (the values do not depend on that tile anyway).
+the agent (end-now values do not depend on that tile; a learned value can, through a discarded
+tile or the end of the pile, and then depends on the reshuffled pile only).
 
 ``fast=True`` prunes the tower look-ahead at PLACE: each placement is valued by its best DEPLOY or
 PASS only; the T3 and T4 decisions themselves are still searched in full when they come.
+
+The shortcuts are exact for the end-now margin. With another ``value`` they are approximations: a
+FLOOR without a target is valued as PASS although it spends a floor, and PASS is valued in T3/T4
+rather than at the turn's end (see :func:`agents.value.feature_rows`).
 
 ``value`` replaces the end-now margin as the value of a line's end: any
 :class:`~agents.evaluation.PositionValue`, e.g. the learned expected final margin of

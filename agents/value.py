@@ -57,8 +57,10 @@ def _next_turn(game: Game) -> tuple[int, float]:
 
     At PLACE that is the current player with the tile in hand. In T3/T4 the tile is down and the
     end-now value already counts this turn's scoring, so the position is valued as the turn's end:
-    the next player, after one more draw. A greedy line that stops at PASS and one played to the
-    turn's end are then valued alike.
+    the next player, after one more draw. Known approximations there (the fit saw PLACE positions
+    only): the supply features do not yet count the followers this turn's scoring will return
+    (R25), and the pile share's denominator counts the tile in hand, which it does not at PLACE,
+    so a line that stops at PASS and the same line played to the turn's end can differ slightly.
     """
     total = game.tiles_left + game.tiles_placed + len(game.discarded)
     left = game.tiles_left

@@ -158,3 +158,22 @@ def test_the_agent_benchmark_times_the_learned_value(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         bench.main(["mcts", "--mcts-options", "value=bogus"])
     assert "cannot read value weights bogus" in capsys.readouterr().err
+
+
+def test_fit_value_refuses_bad_input_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unfinished = tmp_path / "unfinished.jsonl"
+    unfinished.write_text(json.dumps({"index": 0, "record": random_game(1, stop_after=30).record().to_dict()}) + "\n")
+    finished = tmp_path / "games.jsonl"
+    finished.write_text(json.dumps({"index": 0, "record": random_game(1).record().to_dict()}) + "\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    cases = [([str(unfinished)], "game 0: the record does not reach the end"),
+             ([str(finished), "--holdout", "1"], "--holdout must be in [0, 1)"),
+             ([str(empty)], "no finished games"),
+             ([str(finished), "-o", str(tmp_path / "missing" / "w.json")], "cannot write")]
+    for args, message in cases:
+        argv = [*args, "-o", str(tmp_path / "w.json")] if "-o" not in args else args
+        with pytest.raises(SystemExit) as exit_info:
+            fit_value.main(argv)
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err

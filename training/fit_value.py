@@ -9,9 +9,9 @@ error of the predicted final margin (own minus best other) against the end-now m
 
     python -m training.fit_value runs/value_data/games.jsonl -o agents/pretrained/value_linear.json
 
-The weights shipped in ``agents/pretrained/value_linear.json`` were fitted on 600 greedy-vs-greedy
-games of the 2-player tower variant by ``scripts/fit_value.sh`` (the file records the data and the
-held-out errors).
+The weights shipped in ``agents/pretrained/value_linear.json`` were fitted by
+``scripts/fit_value.sh`` on 485 of 600 games of greedy against ``greedy:fast=1`` (2-player tower
+variant; 115 held out); the file records the data and the held-out errors.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.evaluation import margins
 from agents.value import FEATURES, design_row, player_features
-from carcassonne_env.engine import Game, GameRecord, Phase
+from carcassonne_env.engine import GameRecord, IllegalActionError, Phase
 
 __all__ = ["Samples", "fit", "samples_from_record"]
 
@@ -47,8 +47,9 @@ class Samples:
 
 
 def samples_from_record(record: GameRecord, game_index: int) -> Samples:
-    """Replay ``record``; one row per player at every turn's PLACE decision."""
-    game = Game(record.config, seed=record.seed, tile_order=record.tile_order)
+    """Replay ``record``; one row per player at every turn's PLACE decision (ValueError, naming the
+    game, for a record that is not a finished, legal game)."""
+    game = record.replay(0)
     rows: list[np.ndarray] = []
     end_now: list[np.ndarray] = []
     for action in record.actions:
@@ -56,7 +57,10 @@ def samples_from_record(record: GameRecord, game_index: int) -> Samples:
             f, e, t = player_features(game)
             rows.append(design_row(f, t))
             end_now.append(e)
-        game.apply(action)
+        try:
+            game.apply(action)
+        except IllegalActionError as err:
+            raise ValueError(f"game {game_index}: {err}") from None
     if not game.is_over:
         raise ValueError(f"game {game_index}: the record does not reach the end of the game")
     final = np.array(game.scores, dtype=np.float64)
@@ -90,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", default=None,
                         help="how the games were made, recorded in the weights file (default: the file names)")
     args = parser.parse_args(argv)
+    if not 0 <= args.holdout < 1:
+        parser.error(f"--holdout must be in [0, 1), got {args.holdout}")
     records: list[tuple[int, int, GameRecord]] = []
     for f, path in enumerate(args.games):
         try:
@@ -105,8 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Games in index order (parallel workers append them as they finish), so the fit and its
     # held-out split depend on the games only.
     records.sort(key=lambda r: r[:2])
-    samples = [samples_from_record(record, i) for i, (_, _, record) in enumerate(records)]
+    try:
+        samples = [samples_from_record(record, i) for i, (_, _, record) in enumerate(records)]
+    except ValueError as e:
+        parser.error(str(e))
     players = {s.players for s in samples}
+    if not samples:
+        parser.error("no finished games in " + ", ".join(map(str, args.games)))
     if len(players) != 1:
         parser.error(f"the games must all have the same number of players, got {sorted(players)}")
     n = players.pop()
@@ -114,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     held = rng.random(len(samples)) < args.holdout
     train = [s for s, h in zip(samples, held, strict=True) if not h]
     test = [s for s, h in zip(samples, held, strict=True) if h]
+    if not train:
+        parser.error(f"--holdout {args.holdout} leaves none of the {len(samples)} games to fit on")
     x = np.concatenate([s.x for s in train])
     y = np.concatenate([s.y for s in train])
     weights = fit(x, y, args.ridge)
@@ -126,7 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["test_margin_rmse_linear"] = round(_margin_rmse(et + xt @ weights, ft, n), 2)
     data = {"features": list(FEATURES), "weights": [round(float(w), 6) for w in weights], "players": n,
             "data": args.data or [str(p) for p in args.games], **report}
-    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    try:
+        args.out.write_text(json.dumps(data, indent=1) + "\n")
+    except OSError as e:
+        parser.error(f"cannot write {args.out}: {e}")
     for name, a, b in zip(FEATURES, weights[:len(FEATURES)], weights[len(FEATURES):], strict=True):
         print(f"{name:16s} t: {a:8.3f}   t²: {b:8.3f}")
     print(json.dumps(report))

@@ -147,14 +147,22 @@ def collect(
     )
 
 
+#: Reshuffles the unseen pile for the teacher's valuations (never the tie-break generator).
+_PILE_RNG = np.random.default_rng(0)
+
+
 def _valued_choice(
     env: raw_env, teacher: Any, rng: np.random.Generator, temperature: float
 ) -> tuple[Any, npt.NDArray[np.float32] | None]:
     """The teacher's move (a best-valued action, ties broken by ``rng``) and the soft target over
-    the encodable legal actions in ascending index order (None if some legal action has no index)."""
+    the encodable legal actions in ascending index order (None if some legal action has no index).
+
+    The teacher values a determinized copy (its own generator, so ``rng`` draws the same ties as
+    before): a line that ends the turn draws the next tile, and a value that depends on the draw
+    (a discard changes the pile left) must not see the true pile."""
     game = env.game
     legal = list(game.legal_actions())
-    values = np.asarray(teacher.action_values(game), dtype=np.float64)
+    values = np.asarray(teacher.action_values(game.determinize(_PILE_RNG)), dtype=np.float64)
     ties = np.flatnonzero(values == values.max())
     action = legal[int(ties[rng.integers(len(ties))])]
     seat, n = game.current_player, game.num_players
