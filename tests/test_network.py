@@ -138,6 +138,17 @@ def test_the_distribution_matches_sb3_contribs_masked_categorical() -> None:
     assert th.equal(ours.mode(), reference.probs.argmax(1))
     with pytest.raises(ValueError, match="not allowed by the mask"):
         ours.log_prob((~mask).int().argmax(1))
+    # A further mask restricts it as sb3-contrib's restricts its own.
+    narrower = mask & th.tensor(rng.random((4, n)) < 0.6)
+    narrower[:, 0] = True
+    ours.apply_masking(narrower.numpy())
+    reference = MaskableCategorical(logits=dense, masks=narrower)
+    actions = ours.sample()
+    assert narrower.gather(1, actions[:, None]).all()
+    assert th.allclose(ours.log_prob(actions), reference.log_prob(actions))
+    assert th.allclose(ours.entropy(), reference.entropy())
+    with pytest.raises(ValueError, match="allows none"):
+        ours.apply_masking(np.zeros((4, n), dtype=bool))
 
 
 @pytest.mark.parametrize("players", [2, 4])

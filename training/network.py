@@ -22,7 +22,7 @@ from torch import nn
 
 from carcassonne_env.environment.codec import ActionCodec
 
-from .board_net import BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
+from .board_net import OUTSIDE_CROP, BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
 from .buffer import CompactRolloutBuffer
 
 __all__ = ["CarcassonnePolicy", "LegalActionDistribution", "policy_kwargs", "ppo_kwargs"]
@@ -41,10 +41,11 @@ class LegalActionDistribution(MaskableDistribution):
     sampling, log-probabilities and the entropy cost O(allowed actions). Same semantics: masked
     actions have probability 0 and add nothing to the entropy.
 
-    Two abstract methods of ``MaskableDistribution`` have no meaning here and raise if called:
-    ``proba_distribution_net`` (SB3 builds a linear layer over the latent; the logits come from
-    :class:`~training.board_net.BoardNet`'s heads instead) and ``apply_masking`` (the mask was
-    applied when the legal logits were gathered). :class:`CarcassonnePolicy` calls neither.
+    ``apply_masking(masks)`` restricts the distribution further to the actions ``masks`` (B, N)
+    allows, as sb3-contrib's does (``None`` leaves it as it is). ``proba_distribution_net``, the
+    abstract method by which SB3 would build a linear N-way layer over the latent, has no meaning
+    here (the logits come from :class:`~training.board_net.BoardNet`'s heads) and raises if called;
+    :class:`CarcassonnePolicy` never calls it.
     """
 
     def __init__(self, action_dim: int) -> None:
@@ -60,7 +61,15 @@ class LegalActionDistribution(MaskableDistribution):
         return self
 
     def apply_masking(self, masks: MaybeMasks) -> None:
-        raise NotImplementedError("the mask is applied when the legal logits are gathered")
+        if masks is None:
+            return
+        allowed = th.as_tensor(masks, dtype=th.bool, device=self.legal.actions.device)
+        allowed = allowed.reshape(len(self.legal.actions), -1).gather(1, self.legal.actions)
+        valid = self.legal.valid & allowed
+        if not bool(valid.any(1).all()):
+            raise ValueError("apply_masking: the mask allows none of an observation's legal actions")
+        self.proba_distribution(LegalLogits(self.legal.actions, valid,
+                                            self.legal.logits.masked_fill(~valid, OUTSIDE_CROP)))
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
         hit = (self.legal.actions == actions.long().reshape(-1, 1)) & self.legal.valid
