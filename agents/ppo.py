@@ -4,6 +4,10 @@ The policy always plays masked: only legal actions have probability. By default 
 probable legal action (``deterministic``); with ``sample=1`` it samples from the masked
 distribution with its own seeded generator, so a seeded agent is still reproducible.
 
+A model trained with a prior (a residual policy, :mod:`training.prior`) names the agent whose
+action values it adds to its logits; the agent computes that prior at every decision, from a
+determinized copy of the game, with its own seeded generator.
+
 Models are loaded once per process and path (tournaments build one agent per game).
 """
 
@@ -57,12 +61,20 @@ class PPOAgent:
         #: The board window the model was trained with (cells per side).
         self.window = int(space["cells"].shape[-1])
 
+    @property
+    def prior(self) -> str:
+        """The agent spec of the model's prior (a residual policy, :mod:`training.prior`), or ""."""
+        return str(getattr(self.model.policy, "prior", ""))
+
     def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
         import torch
 
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("the action mask allows no action")
+        if self.prior and "prior" not in observation:
+            raise ValueError(f"{self.path} is a residual policy over {self.prior!r}: its observation needs the "
+                             "'prior' entry (play it through make_ppo / the ppo: spec, which computes it)")
         policy = self.model.policy
         with torch.no_grad():
             obs, _ = policy.obs_to_tensor(observation)
@@ -92,4 +104,8 @@ def _legal_probabilities(
 def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
     """The ``ppo:PATH[,sample=1]`` spec: the model at PATH (``pretrained`` = the shipped one)."""
     agent = PPOAgent(path, seed=seed, sample=sample)
-    return as_engine_agent(agent, window=agent.window)
+    if not agent.prior:
+        return as_engine_agent(agent, window=agent.window)
+    from training.prior import ActionPrior
+
+    return as_engine_agent(agent, window=agent.window, extras=ActionPrior(agent.prior, agent.window, seed=seed))

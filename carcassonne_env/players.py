@@ -26,9 +26,11 @@ from .engine.config import as_int
 from .environment.codec import ActionCodec
 from .environment.observation import Encoder
 from .environment.options import DEFAULT_WINDOW, EnvOptions
+from .environment.window import Window
 
 __all__ = [
-    "EngineAgent", "Observation", "Player", "Policy", "PolicyAgent", "RandomAgent", "as_engine_agent", "is_player",
+    "EngineAgent", "Observation", "ObservationExtras", "Player", "Policy", "PolicyAgent", "RandomAgent",
+    "as_engine_agent", "is_player",
 ]
 
 #: The env's observation of one player: ``{"board", "cells", "vector"}`` (docs/env.md).
@@ -40,6 +42,12 @@ class Policy(Protocol):
     """Observation level: returns an action index whose ``action_mask`` entry is 1."""
 
     def act(self, observation: Observation, action_mask: np.ndarray) -> int: ...
+
+
+class ObservationExtras(Protocol):
+    """More observation entries for a policy, computed from the game and the decision's window."""
+
+    def observation(self, game: Game, window: Window) -> Observation: ...
 
 
 @runtime_checkable
@@ -98,14 +106,21 @@ class PolicyAgent:
     order: it keeps one incremental encoder per game object (weakly, so finished games free theirs),
     and a game object only ever moves forward. Pickles without the encoders.
 
+    ``extras``, if given, adds entries to the observation: it is called as ``extras.observation(game,
+    window)`` with the decision's window and returns a dict (a residual policy's ``prior``,
+    :mod:`training.prior`).
+
     Raises IllegalActionError if the policy returns an index that is not legal, and ValueError if
     no legal action lies inside the window (never seen in 10,000 random games at W ≥ 29).
     """
 
-    def __init__(self, policy: Policy, window: int = DEFAULT_WINDOW) -> None:
+    def __init__(self, policy: Policy, window: int = DEFAULT_WINDOW, extras: ObservationExtras | None = None) -> None:
         if isinstance(policy, type) or not isinstance(policy, Policy):
             raise TypeError(f"policy must have act(observation, action_mask) -> int, got {policy!r}")
+        if extras is not None and not callable(getattr(extras, "observation", None)):
+            raise TypeError(f"extras must have observation(game, window) -> dict, got {extras!r}")
         self.policy = policy
+        self.extras = extras
         self.window = EnvOptions(window=window).window
         self.codec = ActionCodec(self.window)
         self._encoders: weakref.WeakKeyDictionary[Game, Encoder] = weakref.WeakKeyDictionary()
@@ -116,7 +131,10 @@ class PolicyAgent:
         if not legal:
             raise ValueError(f"none of the {dropped} legal actions lies inside the {self.window}×{self.window} window")
         mask = self.codec.mask(legal)
-        index = operator.index(self.policy.act(encoder.observation(game, game.current_player), mask))
+        observation = encoder.observation(game, game.current_player)
+        if self.extras is not None:
+            observation = {**observation, **self.extras.observation(game, encoder.window)}
+        index = operator.index(self.policy.act(observation, mask))
         if not (0 <= index < self.codec.n and mask[index]):
             raise IllegalActionError(f"{self.policy!r} chose action {index}, which the mask does not allow")
         return self.codec.decode_for(game, index, encoder.window)
@@ -142,8 +160,15 @@ class PolicyAgent:
         return f"PolicyAgent({self.policy!r}, window={self.window})"
 
 
-def as_engine_agent(player: Player, window: int = DEFAULT_WINDOW) -> EngineAgent:
-    """``player`` itself if it is an engine agent, else a :class:`PolicyAgent` over it for ``window``."""
+def as_engine_agent(
+    player: Player, window: int = DEFAULT_WINDOW, extras: ObservationExtras | None = None
+) -> EngineAgent:
+    """``player`` itself if it is an engine agent, else a :class:`PolicyAgent` over it for ``window``
+    (with observation ``extras``)."""
     if is_player(player):
-        return player if isinstance(player, EngineAgent) else PolicyAgent(player, window)
+        if not isinstance(player, EngineAgent):
+            return PolicyAgent(player, window, extras)
+        if extras is not None:
+            raise TypeError(f"extras are observation entries for a policy; {player!r} is an engine agent")
+        return player
     raise TypeError(f"a player has choose_action(game) or act(observation, action_mask), got {player!r}")

@@ -323,15 +323,17 @@ def test_the_compact_buffer_samples_what_sb3_contribs_buffer_samples() -> None:
         assert th.equal(rows, b.action_masks.rows) and th.equal(actions, b.action_masks.actions)
 
 
-def test_the_shipped_pretrained_agent_plays_the_game_it_played_before_the_network_was_shared() -> None:
-    """agents/pretrained/tower_2p.zip predates BoardNet (its heads are top-level state-dict keys):
-    it loads strictly and plays move for move the game recorded with the network of its training."""
+def test_a_checkpoint_from_before_the_network_was_shared_plays_the_game_it_played_then() -> None:
+    """golden/legacy_ppo_tower_2p.zip (the agent shipped until the residual policy replaced it)
+    predates BoardNet (its heads are top-level state-dict keys): it loads strictly and plays move
+    for move the game recorded with the network of its training."""
     import json
 
     from carcassonne_env.engine import GameConfig, GameRecord
     from training.match import play_match
 
-    recorded = GameRecord.from_dict(json.loads((Path(__file__).parent / "golden" /
-                                                "pretrained_vs_greedy_seed0.json").read_text()))
-    result = play_match(GameConfig(players=2, expansions=ALL), ["ppo:pretrained", "greedy:fast=1"], seed=0)
+    golden = Path(__file__).parent / "golden"
+    recorded = GameRecord.from_dict(json.loads((golden / "pretrained_vs_greedy_seed0.json").read_text()))
+    legacy = f"ppo:{golden / 'legacy_ppo_tower_2p.zip'}"
+    result = play_match(GameConfig(players=2, expansions=ALL), [legacy, "greedy:fast=1"], seed=0)
     assert result.record == recorded

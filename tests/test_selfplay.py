@@ -107,3 +107,41 @@ def test_a_bad_imitation_teacher_is_a_clear_error(tmp_path: Path) -> None:
     assert "--imitation-teacher" in result.stderr and "nowhere.json" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "checkpoint.zip").exists()
+
+
+def test_training_a_residual_policy_over_a_prior_writes_an_agent_that_computes_the_prior(tmp_path: Path) -> None:
+    out = tmp_path / "residual"
+    result = _train(out, 128, "--prior", "greedy:fast=1", "--prior-temperature", "0.1", "--imitation-decisions", "0",
+                    "--fixed-opponents", "greedy:fast=1", "--fixed-weights", "1", "--eval-opponents", "greedy",
+                    "--initial-best", "greedy:fast=1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert not (out / "imitation.json").exists()
+    # greedy and greedy:fast=1 are evaluated under distinct names
+    header = (out / "evaluations.csv").read_text().splitlines()[0].split(",")
+    assert {"win_rate_vs_greedy", "win_rate_vs_greedy_fast_1"} <= set(header)
+    agent = make_agent(f"ppo:{out / 'final.zip'}", seed=0)
+    assert agent.extras is not None and agent.extras.spec == "greedy:fast=1"  # type: ignore[attr-defined]
+    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    result_game = play_match(config, (f"ppo:{out / 'final.zip'}", "random"), seed=1)
+    assert result_game.record.replay().scores == result_game.scores
+
+    # Resume keeps the prior (the envs are wrapped again, the model loads over them).
+    again = _train(out, 256, "--resume", "--imitation-decisions", "0")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((out / "state.json").read_text())["num_timesteps"] == 256
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--prior", "greedy"), "--prior starts the policy at the prior's play: set --imitation-decisions 0"),
+    (("--prior", "random", "--imitation-decisions", "0"), "--prior: prior 'random': this agent gives no action values"),
+    (("--prior", "greedy:value=nowhere.json", "--imitation-decisions", "0"), "nowhere.json"),
+    (("--prior", "greedy", "--imitation-decisions", "0", "--prior-temperature", "0"),
+     "--prior-temperature must be > 0"),
+    (("--prior-temperature", "0.5",), "--prior-temperature is the prior's: give --prior SPEC too"),
+])
+def test_a_bad_prior_is_a_clear_error(tmp_path: Path, flags: tuple[str, ...], message: str) -> None:
+    result = _train(tmp_path / "run", 128, *flags)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "run" / "checkpoint.zip").exists()

@@ -52,6 +52,8 @@ from carcassonne_env.engine import ActionKind, GameConfig
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.layout import Layout
 
+from .prior import PRIOR_KEY
+
 __all__ = [
     "LINEAR_BOUND",
     "MERGED_BATCH",
@@ -413,9 +415,14 @@ def _log_planes(x: th.Tensor, runs: list[tuple[int, int]]) -> th.Tensor:
 
 
 def layout_of(observation_space: spaces.Space[Any]) -> Layout:
-    """The env's layout for this observation space (player count from the ``cells`` planes)."""
-    if not isinstance(observation_space, spaces.Dict) or set(observation_space.spaces) != {"board", "cells", "vector"}:
-        raise ValueError(f"observation_space must be the env's Dict(board, cells, vector), got {observation_space}")
+    """The env's layout for this observation space (player count from the ``cells`` planes).
+
+    The space may also hold the residual policy's ``prior`` (N,) entry (:mod:`training.prior`)."""
+    keys = set(observation_space.spaces) - {PRIOR_KEY} if isinstance(observation_space, spaces.Dict) else set()
+    if keys != {"board", "cells", "vector"}:
+        raise ValueError(
+            f"observation_space must be the env's Dict(board, cells, vector[, prior]), got {observation_space}"
+        )
     cells_shape = observation_space["cells"].shape
     if cells_shape is None or len(cells_shape) != 3:
         raise ValueError(f"observation_space['cells'] must be (C, W, W), got {cells_shape}")
@@ -427,6 +434,9 @@ def layout_of(observation_space: spaces.Space[Any]) -> Layout:
     for key, shape in (("board", layout.board_shape), ("cells", layout.cells_shape), ("vector", (layout.vector_size,))):
         if observation_space[key].shape != shape:
             raise ValueError(f"observation_space[{key!r}] is {observation_space[key].shape}, expected {shape}")
+    n = ActionCodec(window).n
+    if PRIOR_KEY in observation_space.spaces and observation_space[PRIOR_KEY].shape != (n,):
+        raise ValueError(f"observation_space[{PRIOR_KEY!r}] is {observation_space[PRIOR_KEY].shape}, expected ({n},)")
     return layout
 
 
@@ -542,15 +552,23 @@ class BoardNet(nn.Module):
     per-cell action head ``spatial_head``, the non-spatial action head ``other_head`` after
     ``pi_hidden``, and ``value_net`` (module docstring). ``head_hidden`` units in the hidden layer of
     the non-spatial and value heads; ``encoder`` reuses an existing trunk (SB3 builds its own).
-    Without legal actions, every action inside the crop is allowed."""
+    Without legal actions, every action inside the crop is allowed.
+
+    When the observation space has a ``prior`` entry (:mod:`training.prior`), the logit of each
+    allowed action is ``β · prior + head logit`` with β = exp(``prior_log_scale``), a learned
+    parameter that starts at 1 / ``prior_temperature``."""
 
     source: th.Tensor
 
     def __init__(
         self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1,
-        head_hidden: int = 64, encoder: BoardEncoder | None = None,
+        head_hidden: int = 64, encoder: BoardEncoder | None = None, prior_temperature: float = 1.0,
     ) -> None:
         super().__init__()
+        if not prior_temperature > 0:
+            raise ValueError(f"prior_temperature must be > 0 (points), got {prior_temperature}")
+        self.prior_log_scale = (nn.Parameter(th.tensor(-float(np.log(prior_temperature))))
+                                if PRIOR_KEY in observation_space.spaces else None)
         self.features_extractor = encoder or BoardEncoder(observation_space, channels, blocks, margin)
         trunk = self.features_extractor
         self.codec = ActionCodec(trunk.window)
@@ -606,6 +624,9 @@ class BoardNet(nn.Module):
         spatial_logits = (cells[index.cell] * weight[index.channel]).sum(1) + bias[index.channel]
         other = self.other_head(self.pi_hidden(features.pooled))
         logits = th.where(index.spatial, spatial_logits, other[index.rows, index.column])
+        if self.prior_log_scale is not None:
+            prior = obs[PRIOR_KEY].to(logits.dtype)
+            logits = logits + self.prior_log_scale.exp() * prior[index.rows, index.actions]
         return pad_legal(index, logits, batch), values
 
     def values(self, obs: Observation) -> th.Tensor:

@@ -26,6 +26,8 @@ import numpy.typing as npt
 from carcassonne_env.environment.aec import raw_env
 from carcassonne_env.environment.rewards import terminal_rewards
 
+from .prior import valued_indices
+
 __all__ = ["Demonstrations", "clone_behaviour", "collect", "collect_parallel"]
 
 
@@ -157,16 +159,11 @@ def _valued_choice(
     """The teacher's move (a best-valued action, ties broken by ``rng``) and the soft target over
     the encodable legal actions in ascending index order (None if some legal action has no index).
 
-    The teacher values a determinized copy (its own generator, so ``rng`` draws the same ties as
-    before): a line that ends the turn draws the next tile, and a value that depends on the draw
-    (a discard changes the pile left) must not see the true pile."""
-    game = env.game
-    legal = list(game.legal_actions())
-    values = np.asarray(teacher.action_values(game.determinize(_PILE_RNG)), dtype=np.float64)
+    The teacher values a determinized copy (:func:`training.prior.valued_indices`, its own
+    generator, so ``rng`` draws the same ties as before)."""
+    legal, values, indices = valued_indices(teacher, env.game, env.codec, env.encoder.window, _PILE_RNG)
     ties = np.flatnonzero(values == values.max())
     action = legal[int(ties[rng.integers(len(ties))])]
-    seat, n = game.current_player, game.num_players
-    indices = [env.codec.encode(a, env.encoder.window, seat, n) for a in legal]
     if any(i is None for i in indices):
         return action, None
     order = np.argsort(np.asarray(indices, dtype=np.int64), kind="stable")

@@ -24,6 +24,7 @@ from carcassonne_env.environment.codec import ActionCodec
 
 from .board_net import OUTSIDE_CROP, BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
 from .buffer import CompactRolloutBuffer
+from .prior import PRIOR_KEY
 
 __all__ = ["CarcassonnePolicy", "LegalActionDistribution", "policy_kwargs", "ppo_kwargs"]
 
@@ -103,9 +104,13 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     and ``activation_fn`` are not used. Without an action mask, every action inside the crop is
     allowed (use the mask: ``MaskablePPO.predict(obs, action_masks=...)``).
 
+    ``prior``: the agent spec whose action values are the observation's ``prior`` entry (a residual
+    policy, :mod:`training.prior`); it is saved with the model, so the ``ppo:`` agent computes the
+    same prior at play time. The observation space has a ``prior`` entry exactly when it is set.
+
     Checkpoints saved before the network was :class:`BoardNet` name its heads at the top level
     (``spatial_head.weight``, not ``net.spatial_head.weight``): :meth:`_legacy_keys` maps them when
-    loading, so they load and play unchanged (the shipped ``ppo:pretrained`` is one).
+    loading, so they load and play unchanged (``tests/golden/legacy_ppo_tower_2p.zip`` is one).
     """
 
     features_extractor: BoardEncoder
@@ -119,9 +124,16 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         lr_schedule: Schedule,
         head_hidden: int = 64,
         features_extractor_class: type[BoardEncoder] = BoardEncoder,
+        prior: str = "",
+        prior_temperature: float = 1.0,
         **kwargs: Any,
     ) -> None:
         self.head_hidden = head_hidden
+        if bool(prior) != (PRIOR_KEY in observation_space.spaces):
+            raise ValueError(f"prior={prior!r} but the observation space {'lacks' if prior else 'has'} "
+                             f"a {PRIOR_KEY!r} entry (wrap the env in training.prior.PriorObservation)")
+        self.prior = prior
+        self.prior_temperature = prior_temperature
         window = layout_of(observation_space).window
         self.codec = ActionCodec(window)
         if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != self.codec.n:
@@ -139,7 +151,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule: Schedule) -> None:
         """The heads and the optimizer (replaces SB3's flat N-way action layer)."""
         self.net = BoardNet(self.observation_space, head_hidden=self.head_hidden,  # type: ignore[arg-type]
-                            encoder=self.features_extractor)
+                            encoder=self.features_extractor, prior_temperature=self.prior_temperature)
         self.action_dist = LegalActionDistribution(self.codec.n)
         if self.ortho_init:
             self.net.orthogonal_init()
@@ -161,6 +173,8 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data["head_hidden"] = self.head_hidden
+        data["prior"] = self.prior
+        data["prior_temperature"] = self.prior_temperature
         return data
 
     def legal_logits(
@@ -205,19 +219,28 @@ def _inference_unless_grad() -> th.inference_mode:
     return th.inference_mode(not th.is_grad_enabled())
 
 
-def policy_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+def policy_kwargs(
+    channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64, prior: str = "",
+    prior_temperature: float = 1.0,
+) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
-    are the benchmarked network)."""
-    return {
+    are the benchmarked network; ``prior`` makes it a residual policy, :mod:`training.prior`)."""
+    kwargs: dict[str, Any] = {
         "head_hidden": head_hidden,
         "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
     }
+    if prior:
+        kwargs.update(prior=prior, prior_temperature=prior_temperature)
+    return kwargs
 
 
-def ppo_kwargs(channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64) -> dict[str, Any]:
+def ppo_kwargs(
+    channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64, prior: str = "",
+    prior_temperature: float = 1.0,
+) -> dict[str, Any]:
     """Keyword arguments for ``MaskablePPO(CarcassonnePolicy, env, **ppo_kwargs(), ...)``: the
     network's ``policy_kwargs`` and the lighter :class:`~training.buffer.CompactRolloutBuffer`."""
     return {
-        "policy_kwargs": policy_kwargs(channels, blocks, margin, head_hidden),
+        "policy_kwargs": policy_kwargs(channels, blocks, margin, head_hidden, prior, prior_temperature),
         "rollout_buffer_class": CompactRolloutBuffer,
     }

@@ -10,6 +10,8 @@ What happens, in order:
 1. **Warm start by imitation** (``imitation_decisions`` > 0): the greedy agent's decisions are
    cloned into the policy and its outcomes into the value head (:mod:`training.imitation`). PPO from
    scratch learns to beat random but not greedy; this starts it from greedy-like play.
+   Or a **prior** (``prior``, the ``full`` preset): the policy adds an agent's action values to its
+   logits and PPO learns the correction (a residual policy, :mod:`training.prior`); no warm start.
 2. **PPO** (sb3-contrib MaskablePPO, always masked) over the single-agent view
    (:class:`~carcassonne_env.environment.SingleAgentEnv`) with the learner's seat drawn every
    episode, ``n_envs`` envs, the board network of :mod:`training.network`. The other seats are
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -38,7 +41,9 @@ from typing import Any, Literal
 import numpy as np
 
 from agents.spec import AgentSpecError, make_agent
+from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.pool import OpponentPool
+from training.prior import ActionPrior, PriorObservation
 from training.threads import free_cores
 
 __all__ = ["PRESETS", "Settings", "train"]
@@ -87,6 +92,11 @@ class Settings:
     imitation_learning_rate: float = 1e-3
     imitation_workers: int = 1
     """Processes that play the teacher's demonstrations."""
+    prior: str = ""
+    """Agent spec whose action values are the policy's prior (a residual policy, training/prior.py):
+    the policy adds β × the values (points, best = 0) to its logits. Replaces imitation."""
+    prior_temperature: float = 1.0
+    """The prior's initial temperature in points (β starts at 1 / temperature and is learned)."""
     fixed_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
     """Agent specs always in the pool (greedy's ``fast`` variant costs ~4 ms a decision instead of ~20)."""
     fixed_weights: tuple[float, ...] = (1.0, 1.0)
@@ -126,14 +136,15 @@ PRESETS: dict[str, tuple[str, Settings]] = {
               Settings(total_steps=30_000, learning_rate=1e-4, ent_coef=0.003, imitation_decisions=3_000,
                        imitation_epochs=4, fixed_weights=(3.0, 1.0), eval_every=10_000, eval_seeds=5,
                        eval_opponents=("random",))),
-    "full": ("The pretrained agent (hours; best on many cores, `--device cuda` if there is a GPU): a larger "
-             "network, longer imitation, 2M PPO steps, a pool of promoted snapshots, evaluations every 100k "
-             "steps.",
-             Settings(out="runs/full", total_steps=2_000_000, n_envs=8, subprocess_envs=True, n_steps=1024,
-                      batch_size=1024, channels=48, blocks=4, imitation_decisions=50_000, imitation_epochs=12,
-                      imitation_workers=8, learning_rate=1e-4, ent_coef=0.003, eval_every=100_000,
-                      eval_seeds=50, eval_workers=8, checkpoint_every=30_000, snapshot_share=0.4,
-                      fixed_weights=(1.0, 2.0))),
+    "full": ("The pretrained agent (a day on 2 cores; best on many): a residual policy over the prior of greedy on "
+             "the learned value (no imitation), PPO against greedy, that prior and promoted snapshots, "
+             "evaluations every 50k steps.",
+             Settings(out="runs/full", total_steps=2_000_000, n_envs=8, subprocess_envs=True, n_steps=256,
+                      batch_size=512, imitation_decisions=0, prior="greedy:value=linear", prior_temperature=0.1,
+                      learning_rate=3e-4,
+                      ent_coef=0.0, fixed_opponents=("greedy", "greedy:value=linear"), fixed_weights=(1.0, 1.0),
+                      initial_best="greedy:value=linear", eval_every=50_000, eval_seeds=50, eval_workers=8,
+                      eval_opponents=("random", "greedy"), checkpoint_every=10_000, snapshot_share=0.2)),
 }
 
 
@@ -177,7 +188,8 @@ def train(s: Settings) -> Path:
         if not (state_path.exists() and checkpoint.exists()):
             raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json)")
         saved = json.loads(state_path.read_text())
-        s = replace(s, **{k: v for k, v in saved["settings"].items() if k in _RUN_DEFINING})
+        # a setting the saved run predates has its default (runs saved before ``prior`` had none)
+        s = replace(s, **{k: saved["settings"].get(k, getattr(Settings(), k)) for k in _RUN_DEFINING})
     elif checkpoint.exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     if s.imitation_decisions:
@@ -185,12 +197,25 @@ def train(s: Settings) -> Path:
             make_agent(s.imitation_teacher, seed=0)
         except AgentSpecError as e:
             raise SystemExit(f"--imitation-teacher: {e}") from None
+    if s.prior:
+        if s.imitation_decisions and not s.resume:
+            raise SystemExit("--prior starts the policy at the prior's play: set --imitation-decisions 0")
+        if not s.prior_temperature > 0:
+            raise SystemExit(f"--prior-temperature must be > 0 (points), got {s.prior_temperature}")
+        try:
+            ActionPrior(s.prior, window=DEFAULT_WINDOW)
+        except (AgentSpecError, ValueError) as e:
+            raise SystemExit(f"--prior: {e}") from None
+    elif s.prior_temperature != Settings.prior_temperature:
+        raise SystemExit("--prior-temperature is the prior's: give --prior SPEC too")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(s.threads or min(2, free_cores()))
 
     def make_env(rank: int) -> Any:
         def build() -> Any:
-            env = SingleAgentEnv(seat=None, **s.env_kwargs())
+            env: Any = SingleAgentEnv(seat=None, **s.env_kwargs())
+            if s.prior:
+                env = PriorObservation(env, ActionPrior(s.prior, env.aec.encoder.size, seed=s.seed * 1000 + rank))
             env.reset(seed=s.seed * 1000 + rank)
             return Monitor(env)
         return build
@@ -211,7 +236,7 @@ def train(s: Settings) -> Path:
             CarcassonnePolicy, venv, n_steps=s.n_steps, batch_size=s.batch_size, n_epochs=s.n_epochs,
             learning_rate=s.learning_rate, gamma=s.gamma, gae_lambda=s.gae_lambda, ent_coef=s.ent_coef,
             clip_range=s.clip_range, seed=s.seed, device=s.device, tensorboard_log=str(out / "tensorboard"),
-            **ppo_kwargs(channels=s.channels, blocks=s.blocks),
+            **ppo_kwargs(channels=s.channels, blocks=s.blocks, prior=s.prior, prior_temperature=s.prior_temperature),
         )
         pool = OpponentPool(fixed=list(s.fixed_opponents), fixed_weights=list(s.fixed_weights),
                             best=s.initial_best, snapshot_share=s.snapshot_share,
@@ -299,6 +324,7 @@ def train(s: Settings) -> Path:
 #: Settings a resumed run takes from its saved state rather than from the command line.
 _RUN_DEFINING = (
     "seed", "players", "expansions", "n_envs", "n_steps", "batch_size", "gamma", "shaping", "shaping_scores",
+    "prior",
 )
 
 
@@ -307,7 +333,10 @@ def _next_multiple(step: int, every: int) -> int:
 
 
 def _short(spec: str) -> str:
-    return "best" if spec.startswith("ppo:") else spec.split(":")[0]
+    """The name of an evaluation opponent in TensorBoard tags and CSV columns: ``best`` for a
+    snapshot, else the spec with every run of other characters than letters and digits as ``_``
+    (``greedy:value=linear`` → ``greedy_value_linear``: distinct specs keep distinct names)."""
+    return "best" if spec.startswith("ppo:") else re.sub(r"[^0-9A-Za-z]+", "_", spec).strip("_")
 
 
 def _warm_start(model: Any, s: Settings, out: Path) -> None:
