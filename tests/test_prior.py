@@ -214,3 +214,13 @@ def test_an_untrained_residual_policy_plays_one_of_its_priors_best_actions(tmp_p
         values = reference.action_values(game)
         assert values[legal.index(action)] == max(values)
         game.apply(action)
+
+
+def test_the_shipped_agent_is_a_residual_policy_over_greedy_on_the_learned_value() -> None:
+    agent = make_agent("ppo:pretrained", seed=0)
+    assert agent.extras is not None and agent.extras.spec == "greedy:value=linear"  # type: ignore[attr-defined]
+    game = Game(GameConfig(players=2, expansions=ALL), seed=2)
+    for _ in range(12):
+        action = agent.choose_action(game)
+        assert action in game.legal_actions()
+        game.apply(action)

@@ -145,3 +145,13 @@ def test_a_bad_prior_is_a_clear_error(tmp_path: Path, flags: tuple[str, ...], me
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "checkpoint.zip").exists()
+
+
+def test_zero_steps_saves_and_evaluates_the_initial_policy(tmp_path: Path) -> None:
+    out = tmp_path / "initial"
+    result = _train(out, 0, "--imitation-decisions", "0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    state = json.loads((out / "state.json").read_text())
+    assert state["num_timesteps"] == 0 and [e["step"] for e in state["evaluations"]] == [0]
+    assert (out / "final.zip").is_file()
+    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))

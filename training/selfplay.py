@@ -174,6 +174,7 @@ def train(s: Settings) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.utils import configure_logger
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from carcassonne_env.environment import SingleAgentEnv
@@ -311,8 +312,12 @@ def train(s: Settings) -> Path:
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=SelfPlayCallback(), reset_num_timesteps=False,
                     progress_bar=s.progress, tb_log_name="ppo")
+    else:  # nothing to learn (--total-steps 0: the initial policy; or a finished run resumed)
+        model.set_logger(configure_logger(tensorboard_log=str(out / "tensorboard"), tb_log_name="ppo",
+                                          reset_num_timesteps=False))
     if not evaluations or evaluations[-1]["step"] != model.num_timesteps:
         evaluate()
+        model.logger.dump(model.num_timesteps)  # learn() dumps its own; this one comes after it
     save_state()
     final = out / "final.zip"
     model.save(final)
