@@ -26,3 +26,14 @@ def ray_local() -> Iterator[Any]:
 
     with ray_session(num_cpus=2) as ray:
         yield ray
+
+
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """torch on one thread for the test, restored after it (a test in this process may have set
+    more): tiny convolutions run fastest on one thread, and the test machine is shared."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

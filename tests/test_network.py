@@ -31,13 +31,7 @@ from training.network import CarcassonnePolicy, LegalActionDistribution, ppo_kwa
 ALL = ("tower", "black_tower", "watchtowers")
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():  # type: ignore[no-untyped-def]
-    """Tiny convolutions run fastest on one thread, and the test machine is shared."""
-    threads = th.get_num_threads()
-    th.set_num_threads(1)
-    yield
-    th.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _code(channel: int, row: int, col: int) -> float:

@@ -31,12 +31,7 @@ RED = 0
 WINDOW = 31
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():  # type: ignore[no-untyped-def]
-    threads = th.get_num_threads()
-    th.set_num_threads(1)
-    yield
-    th.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def random_game(seed: int, stop_after: int) -> Game:
