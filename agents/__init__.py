@@ -21,7 +21,7 @@ from .value import LinearValue
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
     final margin shipped in ``agents/pretrained/value_linear.json``) or the path of a weights file
-    written by ``training/fit_value.py``."""
+    written by ``carcassonne train value``."""
     if name == "end_now":
         return END_NOW
     return LinearValue.load() if name == "linear" else LinearValue.load(name)

@@ -4,7 +4,7 @@ The policy always plays masked: only legal actions have probability. By default 
 probable legal action (``deterministic``); with ``sample=1`` it samples from the masked
 distribution with its own seeded generator, so a seeded agent is still reproducible.
 
-A model trained with a prior (a residual policy, :mod:`training.prior`) names the agent whose
+A model trained with a prior (a residual policy, :mod:`agents.nets.prior`) names the agent whose
 action values it adds to its logits; the agent computes that prior at every decision, from a
 determinized copy of the game, with its own seeded generator.
 
@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
-__all__ = ["PRETRAINED", "PPOAgent", "load_model", "make_ppo", "resolve_checkpoint"]
+__all__ = ["PRETRAINED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
 
 #: The agent shipped with the package (trained by the ``full`` preset, see docs/training.md).
 PRETRAINED = Path(__file__).with_name("pretrained") / "tower_2p.zip"
@@ -42,11 +42,12 @@ def resolve_checkpoint(path: str | Path) -> Path:
 
 
 @functools.lru_cache(maxsize=8)
-def load_model(path: Path) -> Any:
-    """The MaskablePPO model at ``path`` on the CPU, loaded once per process."""
-    from sb3_contrib import MaskablePPO
+def load_policy(path: Path) -> Any:
+    """The policy of the MaskablePPO model at ``path`` on the CPU, loaded once per process
+    (:func:`agents.nets.policy.load_policy`)."""
+    from .nets.policy import load_policy as load
 
-    return MaskablePPO.load(path, device="cpu")
+    return load(path)
 
 
 class PPOAgent:
@@ -54,17 +55,17 @@ class PPOAgent:
 
     def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
         self.path = resolve_checkpoint(path)
-        self.model = load_model(self.path)
+        self.policy = load_policy(self.path)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
-        space = self.model.observation_space
+        space = self.policy.observation_space
         #: The board window the model was trained with (cells per side).
         self.window = int(space["cells"].shape[-1])
 
     @property
     def prior(self) -> str:
-        """The agent spec of the model's prior (a residual policy, :mod:`training.prior`), or ""."""
-        return str(getattr(self.model.policy, "prior", ""))
+        """The agent spec of the model's prior (a residual policy, :mod:`agents.nets.prior`), or ""."""
+        return str(getattr(self.policy, "prior", ""))
 
     def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
         import torch
@@ -75,7 +76,7 @@ class PPOAgent:
         if self.prior and "prior" not in observation:
             raise ValueError(f"{self.path} is a residual policy over {self.prior!r}: its observation needs the "
                              "'prior' entry (play it through make_ppo / the ppo: spec, which computes it)")
-        policy = self.model.policy
+        policy = self.policy
         with torch.no_grad():
             obs, _ = policy.obs_to_tensor(observation)
             dist = policy.get_distribution(obs, action_masks=mask[None])
@@ -91,7 +92,7 @@ def _legal_probabilities(
     """(legal action indices, their probabilities) of a one-observation masked distribution:
     the board network's legal-only distribution or sb3-contrib's masked categorical."""
     legal = getattr(dist, "legal", None)
-    if legal is not None:  # training.network.LegalActionDistribution
+    if legal is not None:  # agents.nets.policy.LegalActionDistribution
         valid = legal.valid[0].cpu().numpy()
         actions = legal.actions[0].cpu().numpy()[valid]
         probs = dist.log_p[0].exp().cpu().numpy()[valid]
@@ -106,6 +107,6 @@ def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
     agent = PPOAgent(path, seed=seed, sample=sample)
     if not agent.prior:
         return as_engine_agent(agent, window=agent.window)
-    from training.prior import ActionPrior
+    from .nets.prior import ActionPrior
 
     return as_engine_agent(agent, window=agent.window, extras=ActionPrior(agent.prior, agent.window, seed=seed))

@@ -1,9 +1,9 @@
 """A checkpoint of the RLlib trainer as a player: the agent spec ``rllib:PATH``.
 
-PATH is a checkpoint directory written by ``python -m training.rllib_selfplay`` (an RLlib algorithm
+PATH is a checkpoint directory written by ``carcassonne train rllib`` (an RLlib algorithm
 checkpoint: the shared module is read from ``learner_group/learner/rl_module/shared``) or an
 RLModule checkpoint directory itself. It needs the ``ray`` extra. The module's network is the board
-network of the Stable-Baselines3 agents (:class:`training.board_net.BoardNet`), played as
+network of the Stable-Baselines3 agents (:class:`agents.nets.board_net.BoardNet`), played as
 ``ppo:`` plays: masked, the most probable legal action, or with ``sample=1`` a draw from the
 masked distribution with the agent's own seeded generator.
 
@@ -23,7 +23,7 @@ from carcassonne_env.players import EngineAgent, as_engine_agent
 
 __all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "RLlibAgent", "load_module", "make_rllib", "module_path"]
 
-#: The observation keys RLlib's action-masking modules expect (training/rllib_module.py).
+#: The observation keys RLlib's action-masking modules expect (agents/nets/rllib_module.py).
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 #: The id of the module (policy) every seat shares.
@@ -48,9 +48,14 @@ def load_module(path: Path) -> Any:
     """The RLModule at ``path`` (:func:`module_path`) on the CPU in eval mode, once per process."""
     try:
         from ray.rllib.core.rl_module.rl_module import RLModule
+
+        from .nets import rllib_module  # noqa: F401  (the class a checkpoint names, for legacy_module_names)
     except ModuleNotFoundError as e:
         raise ValueError(f"rllib: needs the ray extra (pip install 'carcassonne-env[ray]'): {e}") from None
-    module: Any = RLModule.from_checkpoint(path)
+    from .nets.legacy import legacy_module_names
+
+    with legacy_module_names():  # checkpoints saved under the trainer's old module names
+        module: Any = RLModule.from_checkpoint(path)
     if not hasattr(module, "net"):
         raise ValueError(f"rllib: {path} holds a {type(module).__name__}, not the board network's module")
     module.eval()

@@ -12,7 +12,7 @@ until one comes back. The linear model learns those corrections from games:
 
 where ``t`` is the share of the pile still to be drawn (so the correction vanishes at the end of
 the game, where the end-now score *is* the final score) and ``f(p)`` are the features of
-:data:`FEATURES` for player p. The weights are fitted by least squares (``training/fit_value.py``)
+:data:`FEATURES` for player p. The weights are fitted by least squares (``carcassonne train value``)
 and shipped as JSON; :data:`DEFAULT_WEIGHTS` is the file fitted on greedy-vs-greedy games of the
 2-player tower variant.
 """
@@ -48,7 +48,7 @@ FEATURES: tuple[str, ...] = (
 
 _REASON_INDEX = {"city": 2, "road": 3, "monastery": 4, "field": 5}
 
-#: The weights shipped with the package (fitted by ``training/fit_value.py``).
+#: The weights shipped with the package (fitted by ``carcassonne train value``).
 DEFAULT_WEIGHTS = Path(__file__).with_name("pretrained") / "value_linear.json"
 
 
@@ -128,7 +128,7 @@ class LinearValue:
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_WEIGHTS) -> LinearValue:
-        """Weights from a JSON file written by ``training/fit_value.py``; the file's feature list
+        """Weights from a JSON file written by ``carcassonne train value``; the file's feature list
         must be :data:`FEATURES`."""
         try:
             data = json.loads(Path(path).read_text())

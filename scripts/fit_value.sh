@@ -11,5 +11,5 @@ RESUME=()
 [ -f "$OUT/games.jsonl" ] && RESUME=(--resume)
 .venv/bin/carcassonne tournament greedy greedy:fast=1 --seeds "$SEEDS" --first-seed 100000 --workers 2 \
     --out "$OUT" "${RESUME[@]}"
-.venv/bin/python -m training.fit_value "$OUT/games.jsonl" -o agents/pretrained/value_linear.json \
+.venv/bin/carcassonne train value "$OUT/games.jsonl" -o agents/pretrained/value_linear.json \
     --data "carcassonne tournament greedy greedy:fast=1 --seeds $SEEDS --first-seed 100000"

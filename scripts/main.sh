@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up ./.venv, train a small agent (the `quick` preset of training/selfplay.py) on
+# The main job: set up ./.venv, train a small agent (the `quick` preset of training/sb3/selfplay.py) on
 # the 2-player tower variant, then rate it. Outputs go to runs/main/ (override with OUT=...).
 #
-#   1. python -m training.selfplay quick        -> runs/main/quick/final.zip, learning_curve.png
+#   1. carcassonne train ppo quick              -> runs/main/quick/final.zip, learning_curve.png
 #   2. carcassonne tournament <quick> random    -> 200 seat-swapped games: win rate, Wilson interval
 #   3. carcassonne tournament <quick> ppo:pretrained greedy random mcts:sims=50
 #                                               -> ratings table, ratings.png
@@ -21,7 +21,7 @@ resume() { [ -e "$1" ] && echo "--resume" || true; }
 
 echo "== 1/3 training the quick preset (MaskablePPO after a greedy warm start) -> $out/quick"
 # shellcheck disable=SC2046
-python -m training.selfplay quick --out "$out/quick" --no-progress $(resume "$out/quick/state.json")
+carcassonne train ppo quick --out "$out/quick" --no-progress $(resume "$out/quick/state.json")
 
 agent="ppo:$out/quick/final.zip"
 echo "== 2/3 the trained agent against random: 100 tile orders, both seats"

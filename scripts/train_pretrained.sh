@@ -3,7 +3,7 @@
 # preset on a 2-core CPU machine: 4 env processes, a 55-minute PPO budget, one evaluation at the end,
 # then puts the model into the package. Resumable: run it again to continue the same run (the step
 # count, pool and curves carry on). On more cores, drop the overrides
-# (`python -m training.selfplay full --out runs/full`).
+# (`carcassonne train ppo full --out runs/full`).
 # Log: runs/pretrained/train.log; TensorBoard: tensorboard --logdir runs/pretrained/tensorboard
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ out=${1:-runs/pretrained}
 mkdir -p "$out"
 resume=()
 [[ -f "$out/checkpoint.zip" ]] && resume=(--resume)
-python -m training.selfplay full --out "$out" --seed 0 --n-envs 4 --eval-workers 2 --eval-every 0 \
+carcassonne train ppo full --out "$out" --seed 0 --n-envs 4 --eval-workers 2 --eval-every 0 \
   --eval-seeds 10 --threads 1 --max-minutes 55 --no-progress "${resume[@]}" 2>&1 | tee -a "$out/train.log"
 # The model zip, re-packed with deflate (SB3 stores it uncompressed; the same files, a quarter the size).
 python - "$out/final.zip" agents/pretrained/tower_2p.zip <<'PY'

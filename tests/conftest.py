@@ -2,7 +2,7 @@
 
 One compute thread per process: CI runs pytest with two xdist workers on two cores; torch's default
 of one thread per core would make each worker fight the other for both cores (several times slower
-than one thread each, see training/threads.py). Set before any test imports torch or numpy's BLAS.
+than one thread each, see training/sb3/threads.py). Set before any test imports torch or numpy's BLAS.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def ray_local() -> Iterator[Any]:
     """One local Ray of 2 CPUs for the session's Ray tests (skipped where the ray extra is not
     installed); the tests that use it are in the xdist group "ray", so one process starts it."""
     pytest.importorskip("ray")
-    from training.ray_support import ray_session
+    from training.arena.ray_support import ray_session
 
     with ray_session(num_cpus=2) as ray:
         yield ray

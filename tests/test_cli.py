@@ -1,4 +1,4 @@
-"""The carcassonne command end to end (training/cli.py)."""
+"""The carcassonne command end to end (training/cli/main.py)."""
 
 import argparse
 import csv
@@ -11,8 +11,8 @@ import pytest
 
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
-from training.cli import _parser, main
-from training.match import play_match
+from training.arena.match import play_match
+from training.cli.main import _parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_AGENT = '''

@@ -1,4 +1,4 @@
-"""The board network (training/network.py): its heads line up with the action codec index by index,
+"""The board network (agents/nets/policy.py): its heads line up with the action codec index by index,
 its crop never drops a legal action, and it trains, saves and loads with sb3-contrib's MaskablePPO."""
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 from gymnasium import spaces  # noqa: E402
 from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noqa: E402
 
-from carcassonne_env.environment import SingleAgentEnv, raw_env  # noqa: E402
-from carcassonne_env.environment.codec import ActionCodec  # noqa: E402
-from training import bench_train  # noqa: E402
-from training.board_net import (  # noqa: E402
+from agents.nets.board_net import (  # noqa: E402
     OUTSIDE_CROP,
     BoardEncoder,
     LegalLogits,
@@ -26,7 +23,11 @@ from training.board_net import (  # noqa: E402
     gather_legal,
     head_channels,
 )
-from training.network import CarcassonnePolicy, LegalActionDistribution, ppo_kwargs  # noqa: E402
+from agents.nets.policy import CarcassonnePolicy, LegalActionDistribution  # noqa: E402
+from carcassonne_env.environment import SingleAgentEnv, raw_env  # noqa: E402
+from carcassonne_env.environment.codec import ActionCodec  # noqa: E402
+from training.sb3 import bench_train  # noqa: E402
+from training.sb3.ppo import ppo_kwargs  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 
@@ -258,7 +259,7 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
     """The board stem over non-empty cells equals the stride-3 convolution of the scaled board, the
     per-cell head read at the legal cells equals the 1×1 convolution read by ``gather_legal``, and
     a small batch merged into one crop equals one group per crop size (up to float rounding)."""
-    import training.board_net as board_net
+    import agents.nets.board_net as board_net
 
     env = SingleAgentEnv(players=2, expansions=ALL)
     model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, seed=4, **ppo_kwargs())
@@ -293,7 +294,7 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
 def test_the_compact_buffer_samples_what_sb3_contribs_buffer_samples() -> None:
     from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
 
-    from training.buffer import CompactRolloutBuffer
+    from training.sb3.buffer import CompactRolloutBuffer
 
     env = SingleAgentEnv(players=2, expansions=ALL)
     observations, mask = _batch(2, 12, seed=8)
@@ -324,7 +325,7 @@ def test_a_checkpoint_from_before_the_network_was_shared_plays_the_game_it_playe
     import json
 
     from carcassonne_env.engine import GameConfig, GameRecord
-    from training.match import play_match
+    from training.arena.match import play_match
 
     golden = Path(__file__).parent / "golden"
     recorded = GameRecord.from_dict(json.loads((golden / "pretrained_vs_greedy_seed0.json").read_text()))

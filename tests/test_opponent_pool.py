@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from training.pool import OpponentPool
+from training.sb3.pool import OpponentPool
 
 
 def _pool(**kw: object) -> OpponentPool:

@@ -1,4 +1,4 @@
-"""The residual policy's prior (training/prior.py): a searching agent's action values as an
+"""The residual policy's prior (agents/nets/prior.py): a searching agent's action values as an
 observation entry, added to the board network's logits with a learned inverse temperature."""
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from agents import GreedyAgent, as_engine_agent, make_agent  # noqa: E402
+from agents.nets.board_net import layout_of  # noqa: E402
+from agents.nets.policy import CarcassonnePolicy  # noqa: E402
+from agents.nets.prior import PRIOR_KEY, ActionPrior, PriorObservation, prior_space  # noqa: E402
 from agents.value import LinearValue  # noqa: E402
 from carcassonne_env.engine import Action, Game, GameConfig  # noqa: E402
 from carcassonne_env.engine.position import PositionBuilder  # noqa: E402
 from carcassonne_env.environment import SingleAgentEnv  # noqa: E402
 from carcassonne_env.environment.observation import Encoder  # noqa: E402
-from training.board_net import layout_of  # noqa: E402
-from training.match import play_match  # noqa: E402
-from training.network import CarcassonnePolicy, ppo_kwargs  # noqa: E402
-from training.prior import PRIOR_KEY, ActionPrior, PriorObservation, prior_space  # noqa: E402
+from training.arena.match import play_match  # noqa: E402
+from training.sb3.ppo import ppo_kwargs  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 RED = 0

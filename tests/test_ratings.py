@@ -1,4 +1,4 @@
-"""Tournament statistics against known answers (training/ratings.py)."""
+"""Tournament statistics against known answers (training/arena/ratings.py)."""
 
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from training.match import competition_ranks
-from training.ratings import (
+from training.arena.match import competition_ranks
+from training.arena.ratings import (
     HeadToHead,
     bradley_terry,
     constrained_mle,

@@ -1,4 +1,4 @@
-"""The tournament's Ray back-end (training/backends.py) gives the process back-end's games."""
+"""The tournament's Ray back-end (training/arena/backends.py) gives the process back-end's games."""
 
 import json
 import sys
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from carcassonne_env.engine import GameConfig
-from training.backends import make_backend
+from training.arena.backends import make_backend
+from training.arena.tournament import GAMES_FILE, Settings, run
 from training.cli import main
-from training.tournament import GAMES_FILE, Settings, run
 
 TIMINGS = ("seconds", "max_seconds")
 

@@ -1,4 +1,4 @@
-"""The tournament report's picture is drawn without pyplot's global state (training/report.py), so
+"""The tournament report's picture is drawn without pyplot's global state (training/arena/report.py), so
 writing a report inside a notebook leaves its inline backend and open figures alone."""
 
 from pathlib import Path
@@ -6,9 +6,9 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 
-from training.ratings import Rating
-from training.report import Report, write_report
-from training.tournament import Settings
+from training.arena.ratings import Rating
+from training.arena.report import Report, write_report
+from training.arena.tournament import Settings
 
 
 def test_write_report_keeps_the_backend_and_the_open_figures(tmp_path: Path) -> None:

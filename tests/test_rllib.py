@@ -1,4 +1,4 @@
-"""Self-play training on Ray RLlib (training/rllib_selfplay.py, training/rllib_module.py) and the
+"""Self-play training on Ray RLlib (training/rllib/selfplay.py, agents/nets/rllib_module.py) and the
 ``rllib:PATH`` agent."""
 
 import json
@@ -13,10 +13,10 @@ pytest.importorskip("ray.rllib")
 th = pytest.importorskip("torch")
 
 from agents import AgentSpecError, make_agent  # noqa: E402
+from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
 from carcassonne_env.engine import GameConfig  # noqa: E402
-from training.match import play_match  # noqa: E402
-from training.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
-from training.rllib_selfplay import Settings, train  # noqa: E402
+from training.arena.match import play_match  # noqa: E402
+from training.rllib.selfplay import Settings, train  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent
 from carcassonne_env.engine import GameConfig
-from training.match import play_match
+from training.arena.match import play_match
 
 TINY = [
     "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
@@ -27,7 +27,7 @@ TINY = [
 
 
 def _train(out: Path, steps: int, *extra: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "training.selfplay", "quick", "--out", str(out), "--total-steps", str(steps),
+    cmd = [sys.executable, "-m", "training.sb3.selfplay", "quick", "--out", str(out), "--total-steps", str(steps),
            *TINY, *extra]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env,
@@ -83,11 +83,11 @@ def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_help_explains_the_presets_and_settings() -> None:
-    result = subprocess.run([sys.executable, "-m", "training.selfplay", "--help"], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "training.sb3.selfplay", "--help"], capture_output=True, text=True,
                             timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert result.returncode == 0
     assert "quick" in result.stdout and "full" in result.stdout
-    result = subprocess.run([sys.executable, "-m", "training.selfplay", "quick", "--help"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "training.sb3.selfplay", "quick", "--help"], capture_output=True,
                             text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert "--total-steps" in result.stdout and "--imitation-decisions" in result.stdout
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from carcassonne_env.engine import GameConfig
-from training.match import MatchError, play_match
-from training.schedule import ScheduleError, gauntlet, round_robin
-from training.tournament import GAMES_FILE, Settings, TournamentError, load_games, run
+from training.arena.match import MatchError, play_match
+from training.arena.schedule import ScheduleError, gauntlet, round_robin
+from training.arena.tournament import GAMES_FILE, Settings, TournamentError, load_games, run
 
 BASE_2P = GameConfig(players=2).to_dict()
 

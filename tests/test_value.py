@@ -1,4 +1,4 @@
-"""The learned position value (agents/value.py), its features and its fit (training/fit_value.py)."""
+"""The learned position value (agents/value.py), its features and its fit (training/value/fit_linear.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from agents.evaluation import END_NOW
 from agents.value import DEFAULT_WEIGHTS, FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Action, Game, GameConfig
 from carcassonne_env.engine.position import PositionBuilder
-from training import fit_value
+from training.value import fit_linear as fit_value
 
 ALL = ("tower", "black_tower", "watchtowers")
 RED, BLUE = 0, 1

@@ -1,2 +1,11 @@
-"""Training: Stable-Baselines3 MaskablePPO self-play, evaluation and tournaments (needs the
-``train`` extra). The single-agent view it trains on is ``carcassonne_env.environment.single_agent``."""
+"""Training and rating agents, one sub-package per job (README, "What is inside"):
+
+* :mod:`training.arena`: tournaments, ratings and reports (``carcassonne tournament``); no torch;
+* :mod:`training.sb3`: the Stable-Baselines3 self-play trainer (``carcassonne train ppo``; ``train`` extra);
+* :mod:`training.rllib`: the RLlib self-play trainer (``carcassonne train rllib``; ``ray`` extra);
+* :mod:`training.value`: the linear position-value fit (``carcassonne train value``);
+* :mod:`training.cli`: the ``carcassonne`` command.
+
+Arrows point down only: ``training`` imports :mod:`agents` and :mod:`carcassonne_env`, never the
+reverse. What a trained agent needs at play time (networks, priors) is in :mod:`agents.nets`.
+"""

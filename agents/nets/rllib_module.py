@@ -11,9 +11,9 @@ arrives with its next observation, and every agent gets its final reward when th
 observations and the observation space. Nothing else changes: same arrays, same dtypes.
 
 **Module** (:class:`CarcassonneRLModule`): a ``TorchRLModule`` with the ``ValueFunctionAPI`` whose
-network is :class:`~training.board_net.BoardNet`, the one the Stable-Baselines3 trainer uses. It
+network is :class:`~agents.nets.board_net.BoardNet`, the one the Stable-Baselines3 trainer uses. It
 computes the logits of the legal actions only (the mask is read from the observation) and returns
-all N with :data:`~training.board_net.OUTSIDE_CROP` (−1e8) for the others, so RLlib's default
+all N with :data:`~agents.nets.board_net.OUTSIDE_CROP` (−1e8) for the others, so RLlib's default
 categorical distribution never samples a masked action and its entropy stays finite. The value is
 computed in the same pass and handed to ``compute_values`` as the "embedding" (PPO's loss passes
 the forward pass's embeddings on), so the trunk runs once per training batch.

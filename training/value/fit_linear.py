@@ -7,7 +7,7 @@ features, such as the tower's in the base game, at zero). A share of the games (
 that correlated samples of one game do not leak) is held out, and the fit is judged on it by the
 error of the predicted final margin (own minus best other) against the end-now margin's.
 
-    python -m training.fit_value runs/value_data/games.jsonl -o agents/pretrained/value_linear.json
+    carcassonne train value runs/value_data/games.jsonl -o agents/pretrained/value_linear.json
 
 The weights shipped in ``agents/pretrained/value_linear.json`` were fitted by
 ``scripts/fit_value.sh`` on 485 of 600 games of greedy against ``greedy:fast=1`` (2-player tower
@@ -84,8 +84,9 @@ def _margin_rmse(scores: np.ndarray, final: np.ndarray, players: int) -> float:
     return float(np.sqrt(np.mean((est - true) ** 2)))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.fit_value", description=__doc__.split("\n\n")[0])
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value") -> int:
+    """``carcassonne train value`` (:mod:`training.cli.train`): parse ``argv`` and fit."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("games", nargs="+", type=Path, help="tournament games.jsonl files (finished games)")
     parser.add_argument("-o", "--out", type=Path, required=True, help="the weights file to write (JSON)")
     parser.add_argument("--holdout", type=float, default=0.2, help="share of games held out (default 0.2)")

@@ -1,8 +1,8 @@
-"""The board network (:mod:`training.board_net`) as an sb3-contrib ``MaskablePPO`` policy.
+"""The board network (:mod:`agents.nets.board_net`) as an sb3-contrib ``MaskablePPO`` policy.
 
 ``MaskablePPO(CarcassonnePolicy, env, **ppo_kwargs())`` over
 :class:`carcassonne_env.environment.SingleAgentEnv` (any player count 2–6 and any window W).
-The network itself, :class:`~training.board_net.BoardNet`, is plain torch and shared with the RLlib
+The network itself, :class:`~agents.nets.board_net.BoardNet`, is plain torch and shared with the RLlib
 trainer; this module adds what SB3 needs: the legal-actions-only distribution
 (:class:`LegalActionDistribution`), the policy class (SB3's ``_build`` replaced: no flat N-way
 layer is built) and ``torch.inference_mode`` where gradients are off.
@@ -10,6 +10,7 @@ layer is built) and ``torch.inference_mode`` where gradients are off.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,10 +24,10 @@ from torch import nn
 from carcassonne_env.environment.codec import ActionCodec
 
 from .board_net import OUTSIDE_CROP, BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
-from .buffer import CompactRolloutBuffer
+from .legacy import legacy_module_names
 from .prior import PRIOR_KEY
 
-__all__ = ["CarcassonnePolicy", "LegalActionDistribution", "policy_kwargs", "ppo_kwargs"]
+__all__ = ["CarcassonnePolicy", "LegalActionDistribution", "load_policy", "policy_kwargs"]
 
 #: The heads that checkpoints from before :class:`BoardNet` keep at the policy's top level.
 _LEGACY_HEADS = ("spatial_head", "pi_hidden", "other_head", "value_net")
@@ -45,7 +46,7 @@ class LegalActionDistribution(MaskableDistribution):
     ``apply_masking(masks)`` restricts the distribution further to the actions ``masks`` (B, N)
     allows, as sb3-contrib's does (``None`` leaves it as it is). ``proba_distribution_net``, the
     abstract method by which SB3 would build a linear N-way layer over the latent, has no meaning
-    here (the logits come from :class:`~training.board_net.BoardNet`'s heads) and raises if called;
+    here (the logits come from :class:`~agents.nets.board_net.BoardNet`'s heads) and raises if called;
     :class:`CarcassonnePolicy` never calls it.
     """
 
@@ -97,7 +98,7 @@ class LegalActionDistribution(MaskableDistribution):
 
 
 class CarcassonnePolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose network is :class:`~training.board_net.BoardNet` (``net``).
+    """``MaskableActorCriticPolicy`` whose network is :class:`~agents.nets.board_net.BoardNet` (``net``).
 
     ``head_hidden`` units in the hidden layer of the non-spatial and value heads. Other keyword
     arguments are SB3's (``features_extractor_kwargs`` go to :class:`BoardEncoder`); ``net_arch``
@@ -105,7 +106,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     allowed (use the mask: ``MaskablePPO.predict(obs, action_masks=...)``).
 
     ``prior``: the agent spec whose action values are the observation's ``prior`` entry (a residual
-    policy, :mod:`training.prior`); it is saved with the model, so the ``ppo:`` agent computes the
+    policy, :mod:`agents.nets.prior`); it is saved with the model, so the ``ppo:`` agent computes the
     same prior at play time. The observation space has a ``prior`` entry exactly when it is set.
 
     Checkpoints saved before the network was :class:`BoardNet` name its heads at the top level
@@ -131,7 +132,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         self.head_hidden = head_hidden
         if bool(prior) != (PRIOR_KEY in observation_space.spaces):
             raise ValueError(f"prior={prior!r} but the observation space {'lacks' if prior else 'has'} "
-                             f"a {PRIOR_KEY!r} entry (wrap the env in training.prior.PriorObservation)")
+                             f"a {PRIOR_KEY!r} entry (wrap the env in agents.nets.prior.PriorObservation)")
         self.prior = prior
         self.prior_temperature = prior_temperature
         window = layout_of(observation_space).window
@@ -224,7 +225,7 @@ def policy_kwargs(
     prior_temperature: float = 1.0,
 ) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
-    are the benchmarked network; ``prior`` makes it a residual policy, :mod:`training.prior`)."""
+    are the benchmarked network; ``prior`` makes it a residual policy, :mod:`agents.nets.prior`)."""
     kwargs: dict[str, Any] = {
         "head_hidden": head_hidden,
         "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
@@ -234,13 +235,33 @@ def policy_kwargs(
     return kwargs
 
 
-def ppo_kwargs(
-    channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64, prior: str = "",
-    prior_temperature: float = 1.0,
-) -> dict[str, Any]:
-    """Keyword arguments for ``MaskablePPO(CarcassonnePolicy, env, **ppo_kwargs(), ...)``: the
-    network's ``policy_kwargs`` and the lighter :class:`~training.buffer.CompactRolloutBuffer`."""
-    return {
-        "policy_kwargs": policy_kwargs(channels, blocks, margin, head_hidden, prior, prior_temperature),
-        "rollout_buffer_class": CompactRolloutBuffer,
-    }
+#: The ``data`` entries of a saved model that playing does not need: never unpickled by
+#: :func:`load_policy` (a training-only class they name need not be importable).
+_NOT_FOR_PLAY: dict[str, Any] = {"rollout_buffer_class": None, "rollout_buffer_kwargs": None, "lr_schedule": None,
+                                 "clip_range": None, "clip_range_vf": None, "learning_rate": 0.0}
+
+
+def load_policy(path: str | Path, device: str = "cpu") -> MaskableActorCriticPolicy:
+    """The policy of the ``MaskablePPO`` zip at ``path``, for play: built as ``MaskablePPO.load``
+    builds it (the saved policy class and its keyword arguments), the saved weights loaded, in eval
+    mode, without the rollout buffer and optimiser a whole model would allocate. Zips saved under the
+    trainer's old module names load too (:mod:`agents.nets.legacy`)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    with legacy_module_names():
+        data, params, _ = load_from_zip_file(path, device=device, custom_objects=_NOT_FOR_PLAY,
+                                             print_system_info=False)
+    if data is None or "policy" not in params:
+        raise ValueError(f"{path}: not a MaskablePPO checkpoint (no policy in it)")
+    policy_class: type[MaskableActorCriticPolicy] = data["policy_class"]
+    policy = policy_class(data["observation_space"], data["action_space"], _no_schedule,
+                          **data.get("policy_kwargs", {}))
+    policy.load_state_dict(params["policy"])
+    policy.set_training_mode(False)
+    return policy.to(device)
+
+
+def _no_schedule(progress_remaining: float) -> float:
+    """The learning rate a policy built for play is given (its optimiser is never stepped)."""
+    return 0.0
+

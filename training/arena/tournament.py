@@ -1,5 +1,5 @@
 """Run a tournament: play its schedule on a back-end (worker processes or Ray tasks:
-:mod:`training.backends`), append every game to a JSONL file as it finishes, resume by skipping
+:mod:`training.arena.backends`), append every game to a JSONL file as it finishes, resume by skipping
 finished games, stop early on an SPRT decision.
 
 Files in the output directory (docs/tournament.md):
@@ -9,7 +9,7 @@ Files in the output directory (docs/tournament.md):
   ``scores``, ``ranks``, decision counts and seconds per seat, and its replayable ``record``
   (:class:`~carcassonne_env.engine.GameRecord`); lines are whole or dropped on resume.
 
-The reports (tables, CSV, JSON, PNG) are written by :mod:`training.report`.
+The reports (tables, CSV, JSON, PNG) are written by :mod:`training.arena.report`.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def play_fixtures(
     config: GameConfig, fixtures: Sequence[Fixture], workers: int | None = 1, progress: bool = False, done: int = 0,
     backend: Backend | None = None,
 ) -> Generator[tuple[Fixture, MatchResult], None, None]:
-    """Play ``fixtures`` on ``backend`` (default: the process back-end, :mod:`training.backends`)
+    """Play ``fixtures`` on ``backend`` (default: the process back-end, :mod:`training.arena.backends`)
     with ``workers`` workers, yielding each as it finishes (in completion order) under one progress
     bar; closing the iterator early cancels the rest."""
     stream = (backend or make_backend("process"))(config.to_dict(), fixtures, workers)

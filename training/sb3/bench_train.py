@@ -1,6 +1,6 @@
-"""Throughput of MaskablePPO training with the default network: ``python -m training.bench_train``.
+"""Throughput of MaskablePPO training with the default network: ``python -m training.sb3.bench_train``.
 
-Trains :class:`~training.network.CarcassonnePolicy` on the 2-player tower variant (tower,
+Trains :class:`~agents.nets.policy.CarcassonnePolicy` on the 2-player tower variant (tower,
 black_tower, watchtowers) against random opponents with the benchmark settings (2 envs in a
 ``DummyVecEnv``, 512 steps each, batch 256, 4 epochs) and prints, per PPO iteration, the env steps
 per second and where the time went: the env (stepping the learner's action and the opponents),
@@ -21,9 +21,10 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
+from agents.nets.policy import CarcassonnePolicy
 from carcassonne_env.environment import SingleAgentEnv
 
-from .network import CarcassonnePolicy, ppo_kwargs
+from .ppo import ppo_kwargs
 from .threads import free_cores
 
 EXPANSIONS = ("tower", "black_tower", "watchtowers")
@@ -90,7 +91,7 @@ class IterationTimer(BaseCallback):
 
 
 def main(argv: list[str] | None = None) -> float:
-    parser = argparse.ArgumentParser(prog="python -m training.bench_train", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.sb3.bench_train", description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=5, help="PPO iterations to time (default 5)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: free cores)")
     parser.add_argument("--envs", type=int, default=2, help="envs in the DummyVecEnv (default 2)")

@@ -1,6 +1,6 @@
 """A searching agent's action values as the policy's prior: the residual policy of ``--prior SPEC``.
 
-With a prior, the policy of :mod:`training.network` is
+With a prior, the policy of :mod:`agents.nets.policy` is
 
     π(a | s) ∝ exp(β · q(s, a) + f_θ(s, a))   over the legal actions a,
 

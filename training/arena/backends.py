@@ -1,10 +1,10 @@
 """Where a tournament's games are played: back-ends that take fixtures and yield finished games.
 
 A back-end is a function ``(config, fixtures, workers) -> iterator of (fixture, result)``: ``config``
-is ``GameConfig.to_dict()``, each result is :func:`~training.match.play_match_data`'s JSON dict,
+is ``GameConfig.to_dict()``, each result is :func:`~training.arena.match.play_match_data`'s JSON dict,
 yielded in completion order. Closing the iterator early cancels the games still running. Everything
 else (progress bar, JSONL output, resume, SPRT stop) is the tournament loop's
-(:func:`training.tournament.play_fixtures`, :func:`training.tournament.run`), the same for every
+(:func:`training.arena.tournament.play_fixtures`, :func:`training.arena.tournament.run`), the same for every
 back-end; since a game is a function of (config, seats, seed), every back-end gives the same games.
 
 =========  ==========================================================================================
@@ -80,7 +80,7 @@ def ray_tasks(
     """The games as Ray tasks of one CPU each, at most 2 per worker in flight. Without ``address``
     a local Ray of ``workers`` cores (all when None) is started for the run; with one, the cluster
     there is used and ``workers`` defaults to its CPU count. Every node must have this project
-    installed (the tasks import :mod:`training.match` and the agents)."""
+    installed (the tasks import :mod:`training.arena.match` and the agents)."""
     from .ray_support import ray_session
 
     with ray_session(address, num_cpus=workers) as ray:

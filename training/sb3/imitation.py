@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agents.nets.prior import valued_indices
 from carcassonne_env.environment.aec import raw_env
 from carcassonne_env.environment.rewards import terminal_rewards
-
-from .prior import valued_indices
 
 __all__ = ["Demonstrations", "clone_behaviour", "collect", "collect_parallel"]
 
@@ -159,7 +158,7 @@ def _valued_choice(
     """The teacher's move (a best-valued action, ties broken by ``rng``) and the soft target over
     the encodable legal actions in ascending index order (None if some legal action has no index).
 
-    The teacher values a determinized copy (:func:`training.prior.valued_indices`, its own
+    The teacher values a determinized copy (:func:`agents.nets.prior.valued_indices`, its own
     generator, so ``rng`` draws the same ties as before)."""
     legal, values, indices = valued_indices(teacher, env.game, env.codec, env.encoder.window, _PILE_RNG)
     ties = np.flatnonzero(values == values.max())
@@ -189,7 +188,7 @@ def collect_parallel(
 
     seeds = np.random.SeedSequence(seed).spawn(workers)
     share = -(-decisions // workers)
-    from training.tournament import single_threaded
+    from training.arena.tournament import single_threaded
 
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                              initializer=single_threaded) as pool:

@@ -1,21 +1,21 @@
 """Self-play training with MaskablePPO on carcassonne_v0 — one readable file, cleanrl-style.
 
-    python -m training.selfplay quick                       # ≤ 5 minutes on 2 cores
-    python -m training.selfplay full --out runs/full        # hours (the pretrained agent)
-    python -m training.selfplay quick --total-steps 50000   # any setting can be overridden
-    python -m training.selfplay full --out runs/full --resume
+    carcassonne train ppo quick                                 # ≤ 5 minutes on 2 cores
+    carcassonne train ppo full --out runs/full                  # hours (the pretrained agent)
+    carcassonne train ppo quick --total-steps 50000             # any setting can be overridden
+    carcassonne train ppo full --out runs/full --resume
 
 What happens, in order:
 
 1. **Warm start by imitation** (``imitation_decisions`` > 0): the greedy agent's decisions are
-   cloned into the policy and its outcomes into the value head (:mod:`training.imitation`). PPO from
+   cloned into the policy and its outcomes into the value head (:mod:`training.sb3.imitation`). PPO from
    scratch learns to beat random but not greedy; this starts it from greedy-like play.
    Or a **prior** (``prior``, the ``full`` preset): the policy adds an agent's action values to its
-   logits and PPO learns the correction (a residual policy, :mod:`training.prior`); no warm start.
+   logits and PPO learns the correction (a residual policy, :mod:`agents.nets.prior`); no warm start.
 2. **PPO** (sb3-contrib MaskablePPO, always masked) over the single-agent view
    (:class:`~carcassonne_env.environment.SingleAgentEnv`) with the learner's seat drawn every
-   episode, ``n_envs`` envs, the board network of :mod:`training.network`. The other seats are
-   drawn from the opponent pool (:mod:`training.pool`: random, greedy, frozen snapshots) for every
+   episode, ``n_envs`` envs, the board network of :mod:`agents.nets.policy`. The other seats are
+   drawn from the opponent pool (:mod:`training.sb3.pool`: random, greedy, frozen snapshots) for every
    env at the start of every rollout. Reward: win/loss, plus optional score-difference shaping.
 3. **Evaluation** every ``eval_every`` steps with the tournament runner: a gauntlet of the current
    snapshot against random, greedy and the pool's best on ``eval_seeds`` paired seeds (every seat
@@ -34,17 +34,18 @@ import csv
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
-from training.pool import OpponentPool
-from training.prior import ActionPrior, PriorObservation
-from training.threads import free_cores
+from training.sb3.pool import OpponentPool
+from training.sb3.threads import free_cores
 
 __all__ = ["PRESETS", "Settings", "train"]
 
@@ -77,7 +78,7 @@ class Settings:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     channels: int = 16
-    """Features per board cell in the network's trunk (training/network.py)."""
+    """Features per board cell in the network's trunk (agents/nets/policy.py)."""
     blocks: int = 2
     """Residual 3×3 convolution blocks of the trunk."""
     shaping: float = 0.01
@@ -93,7 +94,7 @@ class Settings:
     imitation_workers: int = 1
     """Processes that play the teacher's demonstrations."""
     prior: str = ""
-    """Agent spec whose action values are the policy's prior (a residual policy, training/prior.py):
+    """Agent spec whose action values are the policy's prior (a residual policy, agents/nets/prior.py):
     the policy adds β × the values (points, best = 0) to its logits. Replaces imitation."""
     prior_temperature: float = 1.0
     """The prior's initial temperature in points (β starts at 1 / temperature and is learned)."""
@@ -177,9 +178,12 @@ def train(s: Settings) -> Path:
     from stable_baselines3.common.utils import configure_logger
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from agents.nets.legacy import legacy_module_names
+    from agents.nets.policy import CarcassonnePolicy
     from carcassonne_env.environment import SingleAgentEnv
-    from training.network import CarcassonnePolicy, ppo_kwargs
-    from training.tournament import single_threaded
+    from training.arena.tournament import single_threaded
+    from training.sb3.buffer import CompactRolloutBuffer
+    from training.sb3.ppo import NOT_SAVED, ppo_kwargs
 
     started = time.time()
     out = Path(s.out)
@@ -226,7 +230,9 @@ def train(s: Settings) -> Path:
     vec_cls = SubprocVecEnv if s.subprocess_envs else DummyVecEnv
     venv = vec_cls([make_env(i) for i in range(s.n_envs)])
     if s.resume:
-        model = MaskablePPO.load(checkpoint, env=venv, device=s.device)
+        with legacy_module_names():  # a checkpoint saved under the trainer's old module names
+            model = MaskablePPO.load(checkpoint, env=venv, device=s.device, rollout_buffer_class=CompactRolloutBuffer,
+                                     custom_objects={"rollout_buffer_class": CompactRolloutBuffer})
         pool = OpponentPool.from_dict(saved["pool"])
         evaluations: list[dict[str, Any]] = saved["evaluations"]
         curve: list[dict[str, Any]] = saved.get("curve", [])
@@ -249,7 +255,7 @@ def train(s: Settings) -> Path:
             _warm_start(model, s, out)
 
     def save_state() -> None:
-        model.save(checkpoint)
+        model.save(checkpoint, exclude=NOT_SAVED)
         state_path.write_text(json.dumps({
             "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations, "curve": curve,
             "rng": rng.bit_generator.state, "num_timesteps": model.num_timesteps,
@@ -258,7 +264,7 @@ def train(s: Settings) -> Path:
     def evaluate() -> None:
         snapshot = out / "snapshots" / f"{model.num_timesteps:09d}.zip"
         snapshot.parent.mkdir(exist_ok=True)
-        model.save(snapshot)
+        model.save(snapshot, exclude=NOT_SAVED)
         spec = f"ppo:{snapshot}"
         opponents = list(dict.fromkeys([*s.eval_opponents, pool.best]))
         results = _gauntlet(spec, opponents, s, out / "evaluations" / snapshot.stem)
@@ -320,7 +326,7 @@ def train(s: Settings) -> Path:
         model.logger.dump(model.num_timesteps)  # learn() dumps its own; this one comes after it
     save_state()
     final = out / "final.zip"
-    model.save(final)
+    model.save(final, exclude=NOT_SAVED)
     _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
     venv.close()
     return final
@@ -348,7 +354,7 @@ def _warm_start(model: Any, s: Settings, out: Path) -> None:
     """Clone the teacher's play into the policy before PPO (module docstring, step 1)."""
     from tqdm import tqdm
 
-    from training.imitation import clone_behaviour, collect, collect_parallel
+    from training.sb3.imitation import clone_behaviour, collect, collect_parallel
 
     env_kwargs = {k: v for k, v in s.env_kwargs().items() if not k.startswith("shaping")}
     if s.imitation_workers > 1:
@@ -371,9 +377,9 @@ def _warm_start(model: Any, s: Settings, out: Path) -> None:
 
 def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, Any]:
     """Pair statistics of ``spec`` against each of ``field`` (tournament runner, paired seeds)."""
-    from training.ratings import head_to_heads, pair_stats
-    from training.tournament import Settings as TournamentSettings
-    from training.tournament import load_games, run
+    from training.arena.ratings import head_to_heads, pair_stats
+    from training.arena.tournament import Settings as TournamentSettings
+    from training.arena.tournament import load_games, run
 
     config = {"players": s.players, "expansions": list(s.expansions)}
     from carcassonne_env.engine import GameConfig
@@ -422,10 +428,12 @@ def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]]
     fig.savefig(path, dpi=120)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo") -> None:
+    """``carcassonne train ppo`` (:mod:`training.cli.train`): parse ``argv`` (a preset, then overrides)
+    and train."""
     import tyro
 
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog="python -m training.selfplay",
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
                                                   description=__doc__.split("\n\n")[0])
     start = time.time()
     final = train(settings)

@@ -1,4 +1,4 @@
-"""The ``carcassonne`` command: play, replay, tournament, evaluate, bench.
+"""The ``carcassonne`` command: play, replay, tournament, evaluate, bench, train (:mod:`training.cli.train`).
 
 Agents are named by spec strings (``random``, ``greedy:fast=1``, ``mcts:sims=400``,
 ``ppo:model.zip``, ``mymodule:MyAgent``, ``path/to/file.py:MyAgent``; see :mod:`agents.spec`).
@@ -17,12 +17,13 @@ from pathlib import Path
 
 from agents import AgentSpecError, make_agent
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+from training.arena.backends import BACKENDS, Backend, make_backend
+from training.arena.match import MatchError, agent_seed, play_out
+from training.arena.ray_support import RayError
+from training.arena.schedule import Fixture, ScheduleError
+from training.arena.tournament import TournamentError
 
-from .backends import BACKENDS, Backend, make_backend
-from .match import MatchError, agent_seed
-from .ray_support import RayError
-from .schedule import Fixture, ScheduleError
-from .tournament import TournamentError
+from . import train
 
 __all__ = ["EVALUATION_LADDER", "main"]
 
@@ -95,7 +96,8 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="carcassonne", description="Play, rate and benchmark Carcassonne agents (docs/tournament.md)."
+        prog="carcassonne",
+        description="Play, rate, benchmark and train Carcassonne agents (docs/tournament.md, docs/training.md).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -183,6 +185,7 @@ def _parser() -> argparse.ArgumentParser:
                        "(as for carcassonne tournament; default process)")
     bench.add_argument("--address", metavar="ADDR", help="tournament, ray backend: the Ray cluster (default: a "
                        "local Ray of 1, then 2 cores)")
+    train.add_parser(sub)
     return parser
 
 
@@ -199,11 +202,9 @@ def _play(args: argparse.Namespace) -> None:
         encoder = Encoder(config, 31)
         encoder.reset(game)
     moves: list[str] = []
-    while not game.is_over:
-        turn, seat = game.turn, game.current_player
-        action = agents[seat].choose_action(game)
-        game.apply(action)
-        moves.append(f"{args.specs[seat]} (seat {seat}): {action}")
+    for move in play_out(game, agents, args.specs):
+        turn = move.turn
+        moves.append(f"{args.specs[move.seat]} (seat {move.seat}): {move.action}")
         if game.turn != turn or game.is_over:
             if not args.quiet:
                 print(f"\nturn {turn + 1}: " + "; ".join(moves))
@@ -242,8 +243,8 @@ def _replay(args: argparse.Namespace) -> None:
 
 def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, players: int, seeds: int,
                 config: GameConfig, anchor: str | None) -> None:
-    from .report import build_report, print_report, write_report
-    from .tournament import Settings, load_games, run
+    from training.arena.report import build_report, print_report, write_report
+    from training.arena.tournament import Settings, load_games, run
 
     for spec in dict.fromkeys(specs):
         make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
@@ -265,7 +266,7 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         return
     if rest:
         raise ScheduleError(f"bench tournament: unrecognised arguments {' '.join(rest)}")
-    from .tournament import play_fixtures
+    from training.arena.tournament import play_fixtures
 
     config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
     backend = _backend(args)
@@ -286,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carcassonne``; returns the exit status."""
     from carcassonne_env.viewer import RecordError
 
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:  # the trainers parse their own arguments
+        return train.main(argv[1:])
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":

@@ -27,7 +27,7 @@ from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer
 from stable_baselines3.common.buffers import DictRolloutBuffer
 from stable_baselines3.common.vec_env import VecNormalize
 
-from .board_net import LegalActions
+from agents.nets.board_net import LegalActions
 
 __all__ = ["CompactRolloutBuffer", "CompactSamples", "LegalActions"]
 

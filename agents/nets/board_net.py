@@ -1,6 +1,6 @@
 """A network made for the Carcassonne board, in plain torch (docs/training.md, "Network"): one
-definition, :class:`BoardNet`, used by both trainers, Stable-Baselines3 (:class:`training.network.
-CarcassonnePolicy`) and RLlib (:class:`training.rllib_module.CarcassonneRLModule`).
+definition, :class:`BoardNet`, used by both trainers, Stable-Baselines3 (:class:`agents.nets.policy.
+CarcassonnePolicy`) and RLlib (:class:`agents.nets.rllib_module.CarcassonneRLModule`).
 
 ``BoardNet(observation_space)`` for the env's ``{"board", "cells", "vector"}`` observation space
 (any player count 2–6 and any window W: every size is read from the observation space);
@@ -417,7 +417,7 @@ def _log_planes(x: th.Tensor, runs: list[tuple[int, int]]) -> th.Tensor:
 def layout_of(observation_space: spaces.Space[Any]) -> Layout:
     """The env's layout for this observation space (player count from the ``cells`` planes).
 
-    The space may also hold the residual policy's ``prior`` (N,) entry (:mod:`training.prior`)."""
+    The space may also hold the residual policy's ``prior`` (N,) entry (:mod:`agents.nets.prior`)."""
     keys = set(observation_space.spaces) - {PRIOR_KEY} if isinstance(observation_space, spaces.Dict) else set()
     if keys != {"board", "cells", "vector"}:
         raise ValueError(
@@ -480,7 +480,7 @@ def legal_index(
 
     ``groups`` are ``(index, first, size)``: observations ``index`` cropped at rows/columns ``first
     … first + size − 1``; ``allowed`` is ``mask.nonzero(as_tuple=True)`` of the (batch, N) mask
-    (:class:`~training.buffer.LegalActions`); ``source`` is :func:`codec_index_map`;
+    (:class:`LegalActions`); ``source`` is :func:`codec_index_map`;
     ``spatial_channels`` the per-cell head's channels. Every allowed spatial action must lie in its
     observation's crop (:func:`crop_sizes` ensures it when given the legal cells' extent).
     """
@@ -554,7 +554,7 @@ class BoardNet(nn.Module):
     the non-spatial and value heads; ``encoder`` reuses an existing trunk (SB3 builds its own).
     Without legal actions, every action inside the crop is allowed.
 
-    When the observation space has a ``prior`` entry (:mod:`training.prior`), the logit of each
+    When the observation space has a ``prior`` entry (:mod:`agents.nets.prior`), the logit of each
     allowed action is ``β · prior + head logit`` with β = exp(``prior_log_scale``), a learned
     parameter that starts at 1 / ``prior_temperature``."""
 

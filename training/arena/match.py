@@ -8,16 +8,18 @@ seat), so a game replays identically in any process and any order.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from agents import make_agent
-from carcassonne_env.engine import Game, GameConfig, GameRecord, IllegalActionError
+from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
+from carcassonne_env.players import EngineAgent
 
-__all__ = ["MatchError", "MatchResult", "agent_seed", "competition_ranks", "play_match", "play_match_data"]
+__all__ = ["MatchError", "MatchResult", "Move", "agent_seed", "competition_ranks", "play_match", "play_match_data",
+           "play_out"]
 
 
 class MatchError(RuntimeError):
@@ -63,6 +65,36 @@ class MatchResult:
         )
 
 
+@dataclass(frozen=True)
+class Move:
+    """One decision of :func:`play_out`: the ``seat`` that chose ``action`` on ``turn`` (0-based, the
+    turn it was chosen in) and the seconds the agent took."""
+
+    seat: int
+    turn: int
+    action: Action
+    seconds: float
+
+
+def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str]) -> Iterator[Move]:
+    """Play ``game`` to its end, ``agents[s]`` choosing for seat ``s``; yields each move once it is
+    applied. Raises :class:`MatchError` (naming ``names[s]``) when an agent chooses an illegal action
+    or changes the game it is shown."""
+    while not game.is_over:
+        seat, turn = game.current_player, game.turn
+        before = len(game.history)
+        start = time.perf_counter()
+        action = agents[seat].choose_action(game)
+        spent = time.perf_counter() - start
+        if len(game.history) != before:
+            raise MatchError(f"agent {names[seat]!r} (seat {seat}) changed the game it was asked about")
+        try:
+            game.apply(action)
+        except IllegalActionError as e:
+            raise MatchError(f"agent {names[seat]!r} (seat {seat}) chose an illegal action: {e}") from None
+        yield Move(seat, turn, action, spent)
+
+
 def play_match(config: GameConfig, seats: Sequence[str], seed: int) -> MatchResult:
     """Play the game of ``seed`` with ``seats[s]`` (an agent spec) in seat ``s``."""
     if len(seats) != config.players:
@@ -71,21 +103,10 @@ def play_match(config: GameConfig, seats: Sequence[str], seed: int) -> MatchResu
     game = Game(config, seed=seed)
     n = config.players
     decisions, seconds, longest = [0] * n, [0.0] * n, [0.0] * n
-    while not game.is_over:
-        seat = game.current_player
-        before = len(game.history)
-        start = time.perf_counter()
-        action = agents[seat].choose_action(game)
-        spent = time.perf_counter() - start
-        if len(game.history) != before:
-            raise MatchError(f"agent {seats[seat]!r} (seat {seat}) changed the game it was asked about")
-        try:
-            game.apply(action)
-        except IllegalActionError as e:
-            raise MatchError(f"agent {seats[seat]!r} (seat {seat}) chose an illegal action: {e}") from None
-        decisions[seat] += 1
-        seconds[seat] += spent
-        longest[seat] = max(longest[seat], spent)
+    for move in play_out(game, agents, seats):
+        decisions[move.seat] += 1
+        seconds[move.seat] += move.seconds
+        longest[move.seat] = max(longest[move.seat], move.seconds)
     return MatchResult(
         seats=tuple(seats), seed=seed, scores=game.scores, ranks=competition_ranks(game.scores),
         decisions=tuple(decisions), seconds=tuple(seconds), max_seconds=tuple(longest), record=game.record(),

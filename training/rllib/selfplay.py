@@ -1,17 +1,17 @@
 """Self-play training on Ray RLlib (new API stack) — one readable file, cleanrl-style.
 
-    python -m training.rllib_selfplay                                  # a local Ray on this machine
-    python -m training.rllib_selfplay --env-runners 2 --iterations 50
-    python -m training.rllib_selfplay --address auto --env-runners 32  # on a cluster (ray start --head)
+    carcassonne train rllib                                            # a local Ray on this machine
+    carcassonne train rllib --env-runners 2 --iterations 50
+    carcassonne train rllib --address auto --env-runners 32            # on a cluster (ray start --head)
 
 What happens:
 
 1. **Ray**: a local Ray (``--num-cpus`` cores, all by default) or the cluster at ``--address``
-   (:mod:`training.ray_support`). Every node needs this project and the ``ray`` extra installed.
+   (:mod:`training.arena.ray_support`). Every node needs this project and the ``ray`` extra installed.
 2. **PPO** on ``carcassonne_v0`` through RLlib's ``PettingZooEnv`` wrapper, with the observation
-   keys RLlib's action masking expects (:mod:`training.rllib_module`): every seat plays the one
-   shared policy (self-play), the network is the SB3 trainer's (:class:`~training.board_net.BoardNet`
-   inside :class:`~training.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
+   keys RLlib's action masking expects (:mod:`agents.nets.rllib_module`): every seat plays the one
+   shared policy (self-play), the network is the SB3 trainer's (:class:`~agents.nets.board_net.BoardNet`
+   inside :class:`~agents.nets.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
    driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer.
 3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -77,7 +78,7 @@ class Settings:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     channels: int = 16
-    """Features per board cell in the network's trunk (training/board_net.py)."""
+    """Features per board cell in the network's trunk (agents/nets/board_net.py)."""
     blocks: int = 2
     """Residual 3×3 convolution blocks of the trunk."""
     head_hidden: int = 64
@@ -109,8 +110,8 @@ def build_config(s: Settings) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
+    from agents.nets.rllib_module import CarcassonneRLModule, make_env
     from agents.rllib import MODULE_ID
-    from training.rllib_module import CarcassonneRLModule, make_env
 
     register_env(ENV_NAME, make_env)
     return (
@@ -140,7 +141,7 @@ RUN_DEFINING = (
 
 def train(s: Settings) -> Path:
     """Run (or resume) the self-play training described by ``s``; returns the final checkpoint's path."""
-    from training.ray_support import ray_session
+    from training.arena.ray_support import ray_session
 
     out = Path(s.out).resolve()
     state_path = out / "state.json"
@@ -217,10 +218,10 @@ def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[st
 def _evaluate(s: Settings, checkpoint: Path, iteration: int, out: Path) -> None:
     """A gauntlet of ``rllib:checkpoint`` against the evaluation opponents (tournament runner)."""
     from carcassonne_env.engine import GameConfig
-    from training.backends import make_backend
-    from training.ratings import head_to_heads, pair_stats
-    from training.tournament import Settings as TournamentSettings
-    from training.tournament import load_games, run
+    from training.arena.backends import make_backend
+    from training.arena.ratings import head_to_heads, pair_stats
+    from training.arena.tournament import Settings as TournamentSettings
+    from training.arena.tournament import load_games, run
 
     spec = f"rllib:{checkpoint}"
     config = GameConfig.from_dict({"players": s.players, "expansions": list(s.expansions)})
@@ -245,18 +246,19 @@ def _append(path: Path, row: dict[str, Any]) -> None:
         f.write(json.dumps(row, default=str) + "\n")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib") -> None:
+    """``carcassonne train rllib`` (:mod:`training.cli.train`): parse ``argv`` and train."""
     import tyro
 
-    settings = tyro.cli(Settings, args=argv, prog="python -m training.rllib_selfplay",
+    settings = tyro.cli(Settings, args=argv, prog=prog,
                         description=(__doc__ or "").split("\n\n")[0])
-    from training.ray_support import RayError
+    from training.arena.ray_support import RayError
 
     start = time.time()
     try:
         final = train(settings)
     except RayError as e:
-        raise SystemExit(f"python -m training.rllib_selfplay: error: {e}") from None
+        raise SystemExit(f"{prog}: error: {e}") from None
     print(f"done in {time.time() - start:.0f} s; agent spec rllib:{final}")
 
 
