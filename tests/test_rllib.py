@@ -2,6 +2,7 @@
 ``rllib:PATH`` agent."""
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,24 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     game = play_match(config, [spec, "random"], seed=3)
     assert game.record.replay().scores == game.scores
     assert play_match(config, [spec, "random"], seed=3).record == game.record  # deterministic by default
+
+    # The same checkpoint as saved when the module class was training.rllib_module.CarcassonneRLModule
+    # still loads and plays the same game (agents/nets/legacy.py).
+    import pickle
+
+    from legacy_names import saved_under
+
+    from agents.rllib import load_module, module_path
+
+    old = tmp_path / "old"
+    shutil.copytree(final, old)
+    ctor = module_path(old) / "class_and_ctor_args.pkl"
+    saved = pickle.loads(ctor.read_bytes())
+    with saved_under("training.rllib_module", CarcassonneRLModule):
+        ctor.write_bytes(pickle.dumps(saved))
+    assert b"training.rllib_module" in ctor.read_bytes()
+    load_module.cache_clear()
+    assert play_match(config, [f"rllib:{old}", "random"], seed=3).record == game.record
 
 
 def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:

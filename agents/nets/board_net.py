@@ -418,8 +418,8 @@ def layout_of(observation_space: spaces.Space[Any]) -> Layout:
     """The env's layout for this observation space (player count from the ``cells`` planes).
 
     The space may also hold the residual policy's ``prior`` (N,) entry (:mod:`agents.nets.prior`)."""
-    keys = set(observation_space.spaces) - {PRIOR_KEY} if isinstance(observation_space, spaces.Dict) else set()
-    if keys != {"board", "cells", "vector"}:
+    if not isinstance(observation_space, spaces.Dict) or \
+            set(observation_space.spaces) - {PRIOR_KEY} != {"board", "cells", "vector"}:
         raise ValueError(
             f"observation_space must be the env's Dict(board, cells, vector[, prior]), got {observation_space}"
         )

@@ -11,7 +11,7 @@ layer is built) and ``torch.inference_mode`` where gradients are off.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch as th
@@ -114,14 +114,14 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     loading, so they load and play unchanged (``tests/golden/legacy_ppo_tower_2p.zip`` is one).
     """
 
-    features_extractor: BoardEncoder
+    features_extractor: BoardEncoder  # type: ignore[assignment]  # SB3: BaseFeaturesExtractor; here always this one
     action_dist: LegalActionDistribution
     net: BoardNet
 
     def __init__(
         self,
         observation_space: spaces.Dict,
-        action_space: spaces.Discrete,
+        action_space: spaces.Discrete[Any],
         lr_schedule: Schedule,
         head_hidden: int = 64,
         features_extractor_class: type[BoardEncoder] = BoardEncoder,
@@ -147,7 +147,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
             features_extractor_class=features_extractor_class,  # type: ignore[arg-type]
             **kwargs,
         )
-        self.register_load_state_dict_pre_hook(self._legacy_keys)
+        self.register_load_state_dict_pre_hook(self._legacy_keys)  # type: ignore[no-untyped-call]  # torch leaves it unannotated
 
     def _build(self, lr_schedule: Schedule) -> None:
         """The heads and the optimizer (replaces SB3's flat N-way action layer)."""
@@ -201,7 +201,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
     def evaluate_actions(
         self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | LegalActions | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
-        distribution, values = self._distribution(obs, action_masks)  # type: ignore[arg-type]
+        distribution, values = self._distribution(obs, action_masks)
         return values, distribution.log_prob(actions), distribution.entropy()
 
     def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
@@ -256,7 +256,7 @@ def load_policy(path: str | Path, device: str = "cpu") -> MaskableActorCriticPol
     policy_class: type[MaskableActorCriticPolicy] = data["policy_class"]
     policy = policy_class(data["observation_space"], data["action_space"], _no_schedule,
                           **data.get("policy_kwargs", {}))
-    policy.load_state_dict(params["policy"])
+    policy.load_state_dict(cast("dict[str, th.Tensor]", params["policy"]))  # SB3 types them as tensors: state dicts
     policy.set_training_mode(False)
     return policy.to(device)
 

@@ -22,7 +22,7 @@ the forward pass's embeddings on), so the trunk runs once per training batch.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch as th
 from gymnasium import spaces
@@ -51,18 +51,20 @@ class RLlibObservationKeys(BaseWrapper):  # type: ignore[type-arg]
     docstring); the action mask keeps its key ``"action_mask"``."""
 
     def observation_space(self, agent: str) -> spaces.Dict:
-        space = self.env.observation_space(agent)
+        space = cast(spaces.Dict, self.env.observation_space(agent))
         return spaces.Dict({OBS_KEY: space["observation"], MASK_KEY: space[MASK_KEY]})
 
     def observe(self, agent: str) -> dict[str, Any]:
         obs = self.env.observe(agent)
+        if obs is None:
+            raise ValueError(f"no observation for {agent!r}")
         return {OBS_KEY: obs["observation"], MASK_KEY: obs[MASK_KEY]}
 
 
 def make_env(config: dict[str, Any]) -> PettingZooEnv:
     """The RLlib env of ``carcassonne_v0`` with ``config`` (the env's keyword arguments)."""
     env: AECEnv = carcassonne_env.env(**dict(config))  # type: ignore[type-arg]
-    return PettingZooEnv(RLlibObservationKeys(env))
+    return PettingZooEnv(RLlibObservationKeys(env))  # type: ignore[no-untyped-call]  # RLlib leaves it unannotated
 
 
 class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
@@ -73,8 +75,9 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         if not isinstance(space, spaces.Dict) or set(space.spaces) != {OBS_KEY, MASK_KEY}:
             raise ValueError(f"CarcassonneRLModule needs observations {{{OBS_KEY!r}, {MASK_KEY!r}}} "
                              f"(wrap the env with RLlibObservationKeys), got {space}")
-        config = dict(self.model_config or {})  # RLlib adds its own keys (vf_share_layers, …)
-        self.net = BoardNet(space[OBS_KEY], **{k: config[k] for k in _NET_OPTIONS if k in config})
+        # a dict (RLlib adds its own keys: vf_share_layers, …), or RLlib's default config (no BoardNet options)
+        config = dict(self.model_config) if isinstance(self.model_config, dict) else {}
+        self.net = BoardNet(cast(spaces.Dict, space[OBS_KEY]), **{k: config[k] for k in _NET_OPTIONS if k in config})
         self.net.orthogonal_init()
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -31,7 +31,7 @@ __all__ = [
     "BACKENDS", "Backend", "GameStream", "inline", "make_backend", "process_pool", "ray_tasks", "single_threaded",
 ]
 
-GameStream = Iterator[tuple[Fixture, dict[str, Any]]]
+GameStream = Generator[tuple[Fixture, dict[str, Any]], None, None]  # closed when a run stops early
 Backend = Callable[[dict[str, Any], Sequence[Fixture], "int | None"], GameStream]
 #: The back-end names of ``carcassonne tournament --backend``.
 BACKENDS = ("process", "ray")

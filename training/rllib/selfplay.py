@@ -115,7 +115,7 @@ def build_config(s: Settings) -> Any:
 
     register_env(ENV_NAME, make_env)
     return (
-        PPOConfig()
+        PPOConfig()  # type: ignore[no-untyped-call]  # RLlib leaves it unannotated
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(ENV_NAME, env_config=s.env_config(), disable_env_checking=True)  # its check plays unmasked
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
@@ -150,7 +150,9 @@ def train(s: Settings) -> Path:
         if not state_path.exists():
             raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
         saved = json.loads((out / "settings.json").read_text())
-        s = replace(s, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in saved.items() if k in RUN_DEFINING})
+        defining: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in saved.items()
+                                    if k in RUN_DEFINING}
+        s = replace(s, **defining)
         state = json.loads(state_path.read_text())
         done = int(state["iteration"])
         if done >= s.iterations:

@@ -285,7 +285,7 @@ def train(s: Settings) -> Path:
         evaluations.append(row)
         _write_evaluations(evaluations, out)
 
-    class SelfPlayCallback(BaseCallback):  # type: ignore[misc]
+    class SelfPlayCallback(BaseCallback):
         """Draws each env's opponent per rollout; evaluates and checkpoints on schedule."""
 
         def __init__(self) -> None:
@@ -303,7 +303,7 @@ def train(s: Settings) -> Path:
 
         def _on_rollout_end(self) -> None:
             steps = self.model.num_timesteps
-            episodes = list(self.model.ep_info_buffer)
+            episodes = list(self.model.ep_info_buffer or ())
             if episodes:
                 curve.append({"step": steps, "episodes": len(episodes),
                               "reward_mean": float(np.mean([e["r"] for e in episodes]))})
