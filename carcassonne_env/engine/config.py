@@ -8,7 +8,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["EXPANSIONS", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
+__all__ = ["EXPANSIONS", "FOLLOWERS_PER_PLAYER", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
+
+#: Followers each player owns (R2): the one definition, for play and for loading.
+FOLLOWERS_PER_PLAYER = 7
 
 #: Expansion name → the tile set it needs and the expansions it requires.
 EXPANSIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
-from .config import GameConfig, as_int
+from .config import FOLLOWERS_PER_PLAYER, GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .persistence import GameRecord, game_from_dict, game_from_json, game_record, game_to_dict, game_to_json
@@ -39,9 +39,6 @@ from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 __all__ = [
     "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameSetup", "PlacedTile", "PositionError",
 ]
-
-#: Followers each player owns (R2).
-FOLLOWERS_PER_PLAYER = 7
 
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD

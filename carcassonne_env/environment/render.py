@@ -27,7 +27,7 @@ from ..engine import Game
 from ..engine.subcells import anchor_cell
 from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
 from .observation import Encoder
-from .subcells import stamp
+from .subcell_planes import stamp
 from .window import BoundingBox
 
 __all__ = ["SEAT_COLOURS", "TILE", "render_rgb", "write_png"]
