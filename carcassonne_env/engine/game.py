@@ -34,6 +34,7 @@ from .config import FOLLOWERS_PER_PLAYER, GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .persistence import game_from_dict, game_from_json, game_to_dict, game_to_json
+from .registry import build_expansions
 from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
@@ -343,8 +344,6 @@ class Game:
 
     def _assemble_expansions(self) -> None:
         """The one place that turns the config's expansion names into hooks."""
-        from .registry import build_expansions
-
         self._expansions: tuple[Expansion, ...] = build_expansions(self._config, self._catalogue)
         exps = self._expansions
         self._placed_hooks = tuple(e.on_tile_placed for e in exps if e.overrides("on_tile_placed"))

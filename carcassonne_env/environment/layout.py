@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from ..engine import FOLLOWERS_PER_PLAYER, GameConfig, load_catalogue
 from ..engine.black_tower import floor_supply
-from ..engine.config import EXPANSIONS
+from ..engine.registry import EXPANSIONS
 from .subcell_planes import Stamp
 
 __all__ = ["VARIANT_FLAGS", "Entry", "Layout", "rules_entries"]
