@@ -49,7 +49,7 @@ class PolicyAgent:
 
     ``extras``, if given, adds entries to the observation: it is called as ``extras.observation(game,
     window)`` with the decision's window and returns a dict (a residual policy's ``prior``,
-    :mod:`training.prior`).
+    :mod:`agents.nets.prior`).
 
     Raises IllegalActionError if the policy returns an index that is not legal, and ValueError if
     no legal action lies inside the window (never seen in 10,000 random games at W ≥ 29).
