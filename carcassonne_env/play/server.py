@@ -15,8 +15,9 @@ code (``draw.js``, the tile symbols of :mod:`~carcassonne_env.viewer.tile_svg`, 
 ==========================  ==================================================================
 
 The state is ``{"frame", "tiles", "waiting", "placements", "options", "can_undo", "tiles_left",
-"log", "saved"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles ``[x, y, symbol, id]``
-in placement order, ``waiting`` one of ``human`` / ``agent`` / ``over``, and on a human's decision
+"log", "saved", "current", "decisions"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles
+``[x, y, symbol, id]`` in placement order, ``decisions`` the length of the game's history,
+``waiting`` one of ``human`` / ``agent`` / ``over``, and on a human's decision
 the engine's legal actions: ``placements`` ``[x, y, [rotations]]`` at a PLACE decision, else
 ``options`` ``{"action", "label", "point"}`` (``point``: where its numbered marker goes on the
 board, in board SVG units, or null).
@@ -139,6 +140,7 @@ class PlayServer:
             "waiting": "over" if game.is_over else "human" if session.waiting_for_human else "agent",
             "placements": [], "options": [], "can_undo": session.can_undo, "tiles_left": game.tiles_left,
             "log": self.log[-_LOG:], "saved": self.saved, "current": game.current_player,
+            "decisions": len(game.history),
         }
         if session.waiting_for_human:
             legal = game.legal_actions()

@@ -100,6 +100,7 @@
     }));
     $("message").textContent = state.saved ? `game saved to ${state.saved}` : "";
     document.body.dataset.waiting = state.waiting;
+    document.body.dataset.decisions = String(state.decisions);
     drawSpots();
     const seen = {};
     state.options.forEach((o, i) => {  // numbered markers on the board, clickable like the buttons
