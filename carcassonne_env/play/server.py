@@ -31,6 +31,7 @@ wrong, and changes nothing. The finished game is saved (a record ``carcassonne r
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -269,17 +270,25 @@ class PlayServer:
 
 def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser], *,
           host: str = "127.0.0.1", port: int = 8765, announce: Callable[[str], None] = print) -> Game:
-    """Serve ``session`` until Ctrl-C (the game is saved then, and at its end); returns the game."""
+    """Serve ``session`` until Ctrl-C or SIGTERM (the game is saved then, and at its end); returns
+    the game."""
     try:
         server = PlayServer(session, save_path, make_hint, host, port)
     except OSError as e:
         raise PlayError(f"cannot serve on {host}:{port}: {e} (choose another --port)") from None
     announce(f"open {server.url} in a browser to play (Ctrl-C stops; the game is saved to {save_path})")
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
     try:
         server.httpd.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         server.httpd.server_close()
         server.session.save(save_path)
         announce(f"saved the game to {save_path}; resume with: carcassonne play --resume {save_path} --web")
