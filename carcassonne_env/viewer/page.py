@@ -41,11 +41,11 @@ def replay_html(record: Source | Replayable, *, title: str | None = None) -> str
     source = to_replayable(record)
     title = title or _default_title(source)
     data = replay_data(source, title)
-    symbols = "\n".join(f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>'
+    symbols = _static("meeple.svg") + "\n".join(f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>'
                         for key, svg in data.pop("symbols").items())
     # "<" as \u003c: no "</script>" or "<!--" inside the data can end or alter its script element.
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-    parts = {"CSS": _static("page.css"), "JS": _static("page.js"), "SYMBOLS": symbols,
+    parts = {"CSS": _static("page.css"), "JS": _static("draw.js") + "\n" + _static("page.js"), "SYMBOLS": symbols,
              "TITLE": html.escape(title), "DATA": payload}
     # One pass: a placeholder's name inside a value (e.g. a title) is not filled in again.
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _static("page.html"))

@@ -41,7 +41,7 @@ from .palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from .records import RecordError, Replayable
 from .tile_svg import SIZE, follower_point, symbol_id, tile_svg
 
-__all__ = ["describe_action", "describe_event", "replay_data"]
+__all__ = ["describe_action", "describe_event", "frame", "replay_data"]
 
 _ROLE = {
     SegmentKind.CITY: ("a knight", "city"),
@@ -131,7 +131,9 @@ def _next(game: Game) -> str:
     return f"{who} to {_PHASE_WORDS[game.phase]}"
 
 
-def _frame(game: Game, action: str, actor: int, turn: int, events: list[list[Any]]) -> dict[str, Any]:
+def frame(game: Game, action: str, actor: int, turn: int, events: list[list[Any]]) -> dict[str, Any]:
+    """The snapshot of ``game`` now (module docstring), after ``action`` (words) of ``actor`` on
+    ``turn``; the replay page and the play page (:mod:`carcassonne_env.play.server`) draw it."""
     towers = _towers(game)
     followers: list[list[Any]] = []
     for f in game.followers():
@@ -172,7 +174,7 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
     n = game.num_players
     if source.seats is not None and len(source.seats) != n:
         raise RecordError(f"the record has {n} players but {len(source.seats)} seat names")
-    frames = [_frame(game, "The start tile lies on the board.", -1, game.turn, [])]
+    frames = [frame(game, "The start tile lies on the board.", -1, game.turn, [])]
     hands = {frames[0]["hand"]}
     turn_events: list[list[Any]] = []
     seen = 0
@@ -188,7 +190,7 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
         log = game.score_log
         turn_events = turn_events + [[e.player, e.points, describe_event(e)] for e in log[seen:]]
         seen = len(log)
-        frames.append(_frame(game, words, actor, turn, turn_events))
+        frames.append(frame(game, words, actor, turn, turn_events))
         hands.add(frames[-1]["hand"])
     symbols = {symbol_id(t.tile, t.rotation): tile_svg(t.tile, t.rotation) for t in game.tiles()}
     for tile in game.catalogue.types:  # the tiles in hand, unturned

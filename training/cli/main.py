@@ -17,13 +17,14 @@ from pathlib import Path
 
 from agents import AgentSpecError, make_agent
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+from carcassonne_env.play import PlayError
 from training.arena.backends import BACKENDS, Backend, make_backend
 from training.arena.match import MatchError, agent_seed, play_out
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
 from training.arena.tournament import TournamentError
 
-from . import train
+from . import play_human, train
 
 __all__ = ["EVALUATION_LADDER", "main"]
 
@@ -101,10 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    play = sub.add_parser("play", help="watch one game between agents in the terminal",
+    play = sub.add_parser("play", help="play or watch one game between agents and humans",
                           description="Play one game, seat i taken by the i-th spec; print the text board "
-                                      "after every turn and the final scores.")
-    play.add_argument("specs", nargs="+", metavar="SPEC", help=f"2–6 agents in seat order; {_SPEC_HELP}")
+                                      "after every turn and the final scores. A 'human' seat is played at the "
+                                      "terminal, or in the browser with --web (docs/play.md).")
+    play.add_argument("specs", nargs="*", metavar="SPEC",
+                      help=f"2–6 seats in order: human or an agent; {_SPEC_HELP}")
     play.add_argument("--seed", type=int, default=0, help="game seed: the tile order (default 0)")
     _add_variant(play)
     play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each turn (default 0)")
@@ -115,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--gif", type=Path, metavar="FILE", help="also write an animated GIF of the game to FILE, "
                       "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
+    play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
+    play.add_argument("--port", type=int, default=8765, help="--web: the port (default 8765; 0: any free port)")
+    play.add_argument("--save", type=Path, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
+                      f"the game's end write it (default {play_human.DEFAULT_SAVE}, or the --resume file)")
+    play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE (its seats, "
+                      "unless SPECs are given)")
 
     replay = sub.add_parser("replay", help="write a game's replay page (HTML) to view in a browser",
                             description="Turn a game into one self-contained HTML page (no network needed) that "
@@ -190,6 +199,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _play(args: argparse.Namespace) -> None:
+    if play_human.wanted(args):
+        play_human.play(args, lambda players: _config(args, players))
+        return
     config = _config(args, len(args.specs))
     agents = [make_agent(spec, seed=agent_seed(args.seed, s)) for s, spec in enumerate(args.specs)]
     game = Game(config, seed=args.seed)
@@ -314,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
-            RecordError, OSError) as e:
+            RecordError, PlayError, OSError) as e:
         print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,305 @@
+"""One game at a table of humans and agents: the turn logic the terminal and the web page share.
+
+A :class:`PlaySession` holds the game, the spec of each seat (``"human"`` for a person) and the
+agent of every other seat. Invariants:
+
+* every action a human plays is checked against ``game.legal_actions()`` before it is applied: the
+  session never decides what is legal, it only refuses what the engine does not list
+  (:class:`PlayError`, whose message says what is wrong);
+* :meth:`PlaySession.undo` takes back the current human's own decisions of the current turn only,
+  one at a time; once the turn has passed to the next player nothing can be undone;
+* a saved game (:meth:`PlaySession.document`) is ``{"format", "seats", "record", "scores",
+  "finished"}`` with ``record`` a :class:`~carcassonne_env.engine.GameRecord` document: ``carcassonne
+  replay`` opens it (as it opens a tournament line) and :meth:`PlaySession.from_document` resumes
+  it, replaying the record to the identical position.
+
+Engine and standard library only: agents are passed in as objects with ``choose_action(game)``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..engine import (
+    Action,
+    ActionKind,
+    ConfigError,
+    Game,
+    GameRecord,
+    IllegalActionError,
+    Phase,
+    SaveError,
+)
+from ..viewer.palette import SEAT_NAMES
+from ..viewer.snapshots import describe_action
+
+__all__ = ["HUMAN", "SAVE_FORMAT", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
+           "parse_placement", "placement_code"]
+
+#: The seat spec of a person.
+HUMAN = "human"
+#: The ``format`` of a saved table.
+SAVE_FORMAT = "carcassonne_env/play"
+
+
+class Chooser(Protocol):
+    """An engine-level agent (``carcassonne_env.players.EngineAgent``)."""
+
+    def choose_action(self, game: Game) -> Action: ...
+
+
+class PlayError(ValueError):
+    """A request the table refuses: not a human's turn, an action the engine does not list, a bad
+    code or a save file that cannot be read. The message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class TurnNote:
+    """A decision taken at the table: the seat, the turn (1-based) and the action in words."""
+
+    seat: int
+    turn: int
+    action: Action
+    words: str
+
+
+def placement_code(action: Action) -> str:
+    """The short code of a PLACE action: ``x,y rR`` (e.g. ``3,-1 r2``, rotation in quarter turns
+    clockwise)."""
+    return f"{action.x},{action.y} r{action.arg}"
+
+
+#: describe_action's verbs (past tense, the replay's) as a choice's (present tense).
+_PRESENT = (("built ", "build "), ("passed ", "pass "), ("captured ", "capture "), ("took back ", "take back "),
+            ("paid ", "pay "), ("placed ", "place "))
+_CODE = re.compile(r"^\s*\(?\s*(-?\d+)\s*[, ]\s*(-?\d+)\s*\)?\s*(?:r?\s*(\d+))?\s*$", re.IGNORECASE)
+
+
+def parse_placement(text: str, legal: Sequence[Action]) -> Action:
+    """The legal PLACE action named by ``text``: ``x,y rR`` (also ``x,y R``, ``x y rR``), or ``x,y``
+    alone when the tile fits there in one rotation only. Raises :class:`PlayError` naming the
+    problem (a malformed code, a spot where the tile does not fit, a rotation it does not fit in)."""
+    m = _CODE.match(text)
+    if m is None:
+        raise PlayError(f"{text.strip()!r} is not a placement: type x,y and a rotation, e.g. "
+                        f"{placement_code(legal[0]) if legal else '1,0 r0'}")
+    x, y = int(m.group(1)), int(m.group(2))
+    here = [a for a in legal if a.kind == ActionKind.PLACE and (a.x, a.y) == (x, y)]
+    if not here:
+        raise PlayError(f"the tile cannot go at ({x},{y}): choose one of the listed spots")
+    rotations = sorted(a.arg for a in here)
+    if m.group(3) is None:
+        if len(here) == 1:
+            return here[0]
+        raise PlayError(f"at ({x},{y}) the tile fits in rotations {', '.join(f'r{r}' for r in rotations)}: "
+                        "add one, e.g. " + placement_code(here[0]))
+    rotation = int(m.group(3))
+    for a in here:
+        if a.arg == rotation:
+            return a
+    raise PlayError(f"at ({x},{y}) the tile does not fit in rotation r{rotation}; it fits in "
+                    + ", ".join(f"r{r}" for r in rotations))
+
+
+def option_label(game: Game, action: Action) -> str:
+    """``action`` of the current player in words, without the seat's name (a menu line)."""
+    words = describe_action(game, action)
+    who = SEAT_NAMES[game.current_player] + " "
+    words = words[len(who):] if words.startswith(who) else words
+    for past, present in _PRESENT:
+        if words.startswith(past):
+            return present + words[len(past):]
+    return words
+
+
+class PlaySession:
+    """The table: ``game``, the spec of each seat and the agents of the non-human seats (module
+    docstring for the invariants)."""
+
+    def __init__(self, game: Game, seats: Sequence[str], agents: Sequence[Chooser | None]) -> None:
+        if len(seats) != game.num_players or len(agents) != game.num_players:
+            raise PlayError(f"{len(seats)} seats for a {game.num_players}-player game")
+        for s, (spec, agent) in enumerate(zip(seats, agents, strict=True)):
+            if (spec == HUMAN) != (agent is None):
+                raise PlayError(f"seat {s}: a human seat has no agent and every other seat has one")
+        self.game = game
+        self.seats = tuple(seats)
+        self.agents = tuple(agents)
+        self._turn_start = game.clone()
+        self._turn_actions: list[Action] = []
+        self._mark_turn_start(resumed=True)
+
+    # ------------------------------------------------------------------ state
+    def is_human(self, seat: int) -> bool:
+        return self.seats[seat] == HUMAN
+
+    @property
+    def waiting_for_human(self) -> bool:
+        """The game runs and the current decision is a human's."""
+        return not self.game.is_over and self.is_human(self.game.current_player)
+
+    @property
+    def can_undo(self) -> bool:
+        """The current human has taken decisions this turn that can still be taken back."""
+        return self.waiting_for_human and bool(self._turn_actions)
+
+    def seat_name(self, seat: int) -> str:
+        return f"{SEAT_NAMES[seat]} ({self.seats[seat]})"
+
+    def _mark_turn_start(self, *, resumed: bool = False) -> None:
+        """Remember the position at the start of the current turn (the undo point). A resumed game
+        may stand in the middle of a turn: its start is found by replaying the record."""
+        game = self.game
+        if not resumed or not game.history:
+            self._turn_start, self._turn_actions = game.clone(), []
+            return
+        record = game.record()
+        replay = record.replay(0)
+        for k, action in enumerate(record.actions):
+            if replay.turn == game.turn:
+                self._turn_start, self._turn_actions = replay, list(record.actions[k:])
+                return
+            replay.apply(action)
+        self._turn_start, self._turn_actions = game.clone(), []
+
+    # ------------------------------------------------------------------ moves
+    def _apply(self, action: Action) -> TurnNote:
+        game = self.game
+        seat, turn = game.current_player, game.turn
+        words = describe_action(game, action)
+        game.apply(action)
+        if game.turn != turn or game.is_over:
+            self._mark_turn_start()
+        else:
+            self._turn_actions.append(action)
+        return TurnNote(seat, turn + 1, action, words)
+
+    def play(self, action: Action | Sequence[Any]) -> TurnNote:
+        """Apply a human's ``action``; refused (:class:`PlayError`) unless it is a human's turn and
+        the engine lists the action as legal."""
+        if self.game.is_over:
+            raise PlayError("the game is over")
+        if not self.waiting_for_human:
+            raise PlayError(f"it is not a human's turn: {self.seat_name(self.game.current_player)} decides")
+        if isinstance(action, Action):
+            chosen = action
+        else:
+            try:
+                chosen = Action.coerce(action)
+            except IllegalActionError as e:
+                raise PlayError(str(e)) from None
+        if chosen not in self.game.legal_actions():
+            raise PlayError(f"{chosen} is not a legal action now (the decision is {self.game.phase.name}; "
+                            f"{len(self.game.legal_actions())} legal actions)")
+        return self._apply(chosen)
+
+    def agent_step(self) -> TurnNote:
+        """Let the agent of the current seat take one decision; refused on a human's turn."""
+        game = self.game
+        if game.is_over:
+            raise PlayError("the game is over")
+        agent = self.agents[game.current_player]
+        if agent is None:
+            raise PlayError(f"it is a human's turn: {self.seat_name(game.current_player)} decides")
+        action = agent.choose_action(game.clone())
+        if action not in game.legal_actions():
+            raise PlayError(f"agent {self.seats[game.current_player]!r} chose an illegal action {action}")
+        return self._apply(Action.coerce(action))
+
+    def run_agents(self) -> list[TurnNote]:
+        """Let the agents play until a human decides or the game is over."""
+        notes = []
+        while not self.game.is_over and not self.waiting_for_human:
+            notes.append(self.agent_step())
+        return notes
+
+    def undo(self) -> Action:
+        """Take back the current human's last decision of this turn; returns it. Refused when the
+        turn has no such decision (it is not undone across turns)."""
+        if not self.can_undo:
+            raise PlayError("nothing to undo: no decision of yours this turn can be taken back")
+        kept = self._turn_actions[:-1]
+        undone = self._turn_actions[-1]
+        game = self._turn_start.clone()
+        for action in kept:
+            game.apply(action)
+        self.game, self._turn_actions = game, kept
+        return undone
+
+    def hint(self, agent: Chooser) -> tuple[Action, str]:
+        """What ``agent`` would play now (on a copy of the game), and that in words."""
+        if self.game.is_over:
+            raise PlayError("the game is over")
+        action = agent.choose_action(self.game.clone())
+        return action, option_label(self.game, action)
+
+    # ------------------------------------------------------------------ saving
+    def document(self) -> dict[str, Any]:
+        """The saved table (module docstring): replayable and resumable."""
+        return {"format": SAVE_FORMAT, "seats": list(self.seats), "record": self.game.record().to_dict(),
+                "scores": list(self.game.scores), "finished": self.game.is_over}
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`document` to ``path`` atomically (a temporary file renamed over it)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.document(), indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    @staticmethod
+    def read_document(path: str | Path) -> tuple[Game, tuple[str, ...] | None]:
+        """The game of a saved table, a ``Game.to_dict`` save or a ``GameRecord`` document, and the
+        seat specs when the file names them. Raises :class:`PlayError` naming the file."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PlayError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise PlayError(f"{path}: cannot read a saved game ({e})") from None
+        if not isinstance(data, Mapping):
+            raise PlayError(f"{path}: not a saved game (expected a JSON object)")
+        try:
+            if "record" in data:
+                game = GameRecord.from_dict(data["record"]).replay()
+                seats = data.get("seats")
+                if seats is not None and (not isinstance(seats, list) or not all(isinstance(s, str) for s in seats)):
+                    raise PlayError(f"{path}: 'seats' must be a list of agent specs")
+                return game, None if seats is None else tuple(seats)
+            if "format" in data:
+                return Game.from_dict(dict(data)), None
+            return GameRecord.from_dict(dict(data)).replay(), None
+        except PlayError:
+            raise
+        except (ConfigError, SaveError, IllegalActionError, KeyError, TypeError, ValueError) as e:
+            raise PlayError(f"{path}: not a valid saved game: {e}") from None
+
+    @classmethod
+    def resume(cls, path: str | Path, seats: Sequence[str] | None,
+               make: Callable[[Game, int, str], Chooser | None]) -> PlaySession:
+        """The table saved in ``path``; ``seats`` (when given) replace the saved seat specs;
+        ``make(game, seat, spec)`` builds each seat's agent (None for a human)."""
+        game, saved = cls.read_document(path)
+        chosen = tuple(seats) if seats else saved
+        if chosen is None:
+            raise PlayError(f"{path}: the file names no seats: give the {game.num_players} agent specs")
+        if len(chosen) != game.num_players:
+            raise PlayError(f"{path}: a {game.num_players}-player game, but {len(chosen)} seats were given")
+        return cls(game, chosen, [make(game, s, spec) for s, spec in enumerate(chosen)])
+
+    def status_line(self) -> str:
+        """Scores, followers in supply and tiles left, in one line."""
+        g = self.game
+        parts = [f"{SEAT_NAMES[p]} {g.scores[p]} pts, {g.supply[p]} followers" for p in range(g.num_players)]
+        return "; ".join(parts) + f"; {g.tiles_left} tiles left"
+
+    @property
+    def phase(self) -> Phase:
+        return self.game.phase

@@ -1,0 +1,188 @@
+"""Play at the terminal: the text board, the tile to place, the legal choices, typed answers.
+
+On a human's PLACE decision the legal placements are listed by spot, each with the rotations the
+tile fits in, and chosen by a code ``x,y rR`` (:func:`~.session.parse_placement`); every later
+decision (follower, floor, tower top, capture, ransom, pass) is a numbered menu of the engine's
+legal actions. At any prompt:
+
+=================  ==========================================================================
+``undo``           take back your last decision of this turn (not once the turn has passed on)
+``hint [SPEC]``    what an agent (default ``greedy``) would play now
+``board``          show the board again
+``save [FILE]``    save the game (default: the save file); ``carcassonne play --resume FILE``
+``quit``           save the game and stop
+``help``           these commands
+=================  ==========================================================================
+
+Invariant: the choices shown are exactly ``game.legal_actions()``; an answer that names none of
+them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops.
+The streams are injectable, so tests drive a whole game through a ``StringIO``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from ..engine import Action, Phase
+from .session import Chooser, PlayError, PlaySession, TurnNote, option_label, parse_placement, placement_code
+
+__all__ = ["HELP", "TerminalPlay"]
+
+HELP = ("commands: undo (take back your last decision this turn), hint [SPEC] (what an agent, default greedy, "
+        "would play), board (show the board), save [FILE], quit (save and stop), help")
+
+
+class _Stop(Exception):
+    """The human asked to stop (quit, end of input)."""
+
+
+class TerminalPlay:
+    """The terminal table: ``session`` played through ``stdin`` / ``stdout``, saved to ``save_path``.
+
+    ``make_hint(spec)`` builds the agent of ``hint SPEC`` (an agent spec error is shown, not raised).
+    """
+
+    def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
+                 stdin: TextIO | None = None, stdout: TextIO | None = None, quiet: bool = False) -> None:
+        self.session = session
+        self.save_path = save_path
+        self.make_hint = make_hint
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.quiet = quiet
+        self._shown: tuple[int, int] | None = None  # the decision whose board is on screen
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def run(self) -> bool:
+        """Play until the game is over (True) or the human stops (False; the game is saved)."""
+        session = self.session
+        try:
+            self.say(f"seats: {', '.join(session.seat_name(s) for s in range(session.game.num_players))}; "
+                     "type 'help' for the commands")
+            while not session.game.is_over:
+                if session.waiting_for_human:
+                    self._human_decision()
+                else:
+                    self._show_notes(session.run_agents())
+        except (_Stop, KeyboardInterrupt, EOFError) as stop:
+            if isinstance(stop, KeyboardInterrupt):
+                self.say("\ninterrupted")
+            self._save()
+            self.say(f"resume with: carcassonne play --resume {self.save_path}")
+            return False
+        self.say(session.game.render_text())
+        winners = ", ".join(session.seat_name(w) for w in session.game.winners())
+        self.say(f"game over: final scores {list(session.game.scores)}; winner {winners}")
+        self._save()
+        return True
+
+    def _save(self, path: Path | None = None) -> None:
+        try:
+            written = self.session.save(path or self.save_path)
+        except OSError as e:
+            self.say(f"could not save the game: {e}")
+            return
+        self.say(f"saved the game to {written}")
+
+    def _show_notes(self, notes: list[TurnNote]) -> None:
+        if self.quiet:
+            return
+        for note in notes:
+            self.say(f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]")
+
+    def _ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.strip()
+
+    def _human_decision(self) -> None:
+        session = self.session
+        game = session.game
+        legal = game.legal_actions()
+        who = session.seat_name(game.current_player)
+        if game.phase is Phase.PLACE:
+            tile = game.current_tile
+            assert tile is not None
+            if self._shown != (id(game), len(game.history)):
+                self._shown = (id(game), len(game.history))
+                self.say()
+                self.say(game.render_text())
+                self.say(session.status_line())
+            self.say(f"{who}, turn {game.turn + 1}: place “{tile.name}” ({tile.id}); "
+                     f"{game.tiles_left} more in the pile")
+            spots: dict[tuple[int, int], list[int]] = {}
+            for a in legal:
+                spots.setdefault((a.x, a.y), []).append(a.arg)
+            self.say("legal placements (x,y: rotations, quarter turns clockwise): " + "; ".join(
+                f"{x},{y}: {' '.join(f'r{r}' for r in sorted(rs))}" for (x, y), rs in sorted(spots.items())))
+            answer = self._ask(f"placement (e.g. {placement_code(legal[0])}) or command> ")
+            if self._command(answer):
+                return
+            try:
+                session.play(parse_placement(answer, legal))
+            except PlayError as e:
+                self.say(f"not accepted: {e}")
+            return
+        question = "capture a follower?" if game.phase is Phase.CAPTURE else "follower, tower or pass?"
+        self.say(f"{who}, turn {game.turn + 1}: {question}")
+        for i, a in enumerate(legal, 1):
+            self.say(f"  {i}. {option_label(game, a)}")
+        answer = self._ask(f"choice 1-{len(legal)} or command> ")
+        if self._command(answer):
+            return
+        try:
+            number = int(answer)
+        except ValueError:
+            self.say(f"not accepted: {answer!r} is not a number from 1 to {len(legal)} nor a command ('help')")
+            return
+        if not 1 <= number <= len(legal):
+            self.say(f"not accepted: {number} is not between 1 and {len(legal)}")
+            return
+        session.play(legal[number - 1])
+
+    def _command(self, answer: str) -> bool:
+        """Carry out a command; True when ``answer`` was one (or empty)."""
+        word, _, rest = answer.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        session = self.session
+        if not answer or word in ("help", "?"):
+            self.say(HELP)
+        elif word == "board":
+            self.say(session.game.render_text())
+            self.say(session.status_line())
+        elif word == "undo":
+            try:
+                undone = session.undo()
+            except PlayError as e:
+                self.say(str(e))
+            else:
+                self.say(f"undone: {undone}")
+        elif word == "hint":
+            spec = rest or "greedy"
+            try:
+                agent = self.make_hint(spec)
+                action, words = session.hint(agent)
+            except (PlayError, ValueError) as e:
+                self.say(f"no hint: {e}")
+            else:
+                code = placement_code(action) if session.game.phase is Phase.PLACE else self._number(action)
+                self.say(f"hint ({spec}): {words} — type {code}")
+        elif word == "save":
+            self._save(Path(rest) if rest else None)
+        elif word in ("quit", "exit"):
+            raise _Stop
+        else:
+            return False
+        return True
+
+    def _number(self, action: Action) -> str:
+        legal = self.session.game.legal_actions()
+        return str(list(legal).index(action) + 1) if action in legal else str(action)

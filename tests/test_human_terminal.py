@@ -1,0 +1,148 @@
+"""A human at the terminal (carcassonne_env.play.terminal, ``carcassonne play human ...``), driven
+through stdin: a scripted game to the end, bad input asked again, undo, hint, save and resume."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from carcassonne_env.engine import Game, GameConfig, Phase
+from carcassonne_env.play import PlayError, PlaySession, parse_placement, placement_code
+from carcassonne_env.play.terminal import TerminalPlay
+from carcassonne_env.viewer import to_replayable
+from training.cli.main import main
+
+TOWER = ("tower", "black_tower", "watchtowers")
+#: A short pile: the game ends after these tiles.
+SHORT = ("base/RFr", "tower/C", "base/CFc+", "base/RRRR", "tower/F", "base/Rr", "base/L", "base/CcRr")
+
+
+def _session(expansions: tuple[str, ...] = TOWER) -> PlaySession:
+    game = Game(GameConfig(players=2, expansions=expansions), tile_order=SHORT)
+    return PlaySession(game, ["human", "random"], [None, make_agent("random", seed=5)])
+
+
+def _script() -> tuple[list[str], tuple[int, ...], int]:
+    """The answers of a human who takes the first legal choice every time, on a twin table, with
+    bad answers, a hint and an undo mixed in; the final scores and how many decisions it took."""
+    twin = _session()
+    lines = ["", "zz", "99,99 r0", "help"]
+    undone = False
+    decisions = 0
+    while not twin.game.is_over:
+        twin.run_agents()
+        if twin.game.is_over:
+            break
+        action = twin.game.legal_actions()[0]
+        if twin.game.phase is Phase.PLACE:
+            code = placement_code(action)
+            lines.append(code)
+        else:
+            lines += ["0", "x", "hint"]
+            if not undone:  # take the placement back and make it again
+                undone = True
+                lines += ["undo", "undo", code]
+            lines.append("1")
+        twin.play(action)
+        decisions += 1
+    return lines, twin.game.scores, decisions
+
+
+def test_a_scripted_human_plays_to_the_end_against_random(tmp_path: Path) -> None:
+    lines, scores, decisions = _script()
+    out = io.StringIO()
+    session = _session()
+    finished = TerminalPlay(session, tmp_path / "game.json", lambda spec: make_agent(spec, seed=0),
+                            io.StringIO("\n".join(lines) + "\n"), out).run()
+    text = out.getvalue()
+    assert finished and session.game.is_over
+    assert session.game.scores == scores
+    assert "'zz' is not a placement" in text
+    assert "the tile cannot go at (99,99)" in text
+    assert "0 is not between 1 and" in text
+    assert "'x' is not a number" in text
+    assert "hint (greedy):" in text
+    assert "undone: PLACE" in text
+    assert "nothing to undo" in text  # the second undo: the turn is back at its start
+    assert "game over: final scores" in text
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert saved["finished"] and saved["scores"] == list(scores)
+    assert to_replayable(saved).record.replay().scores == scores  # carcassonne replay opens it
+    human = sum(1 for a, seat in zip(saved["record"]["actions"], _seats(saved), strict=True) if seat == 0)
+    assert human == decisions
+
+
+def _seats(saved: dict[str, object]) -> list[int]:
+    game = to_replayable(saved).record.replay(0)
+    seats = []
+    for action in to_replayable(saved).record.actions:
+        seats.append(game.current_player)
+        game.apply(action)
+    return seats
+
+
+def test_placement_codes_come_from_the_legal_list() -> None:
+    game = Game(GameConfig(players=2, expansions=()), tile_order=SHORT[:1])
+    legal = game.legal_actions()
+    for action in legal:
+        assert parse_placement(placement_code(action), legal) == action
+        assert parse_placement(f" ({action.x} {action.y}) {action.arg} ", legal) == action
+    with pytest.raises(PlayError, match="fits in rotations"):
+        parse_placement(f"{legal[0].x},{legal[0].y}", legal)  # the straight road fits two ways
+    with pytest.raises(PlayError, match="does not fit in rotation r1"):
+        parse_placement("1,0 r1", legal)
+
+
+def test_ctrl_c_and_end_of_input_save_the_game(tmp_path: Path) -> None:
+    class Interrupt(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert not TerminalPlay(_session(), tmp_path / "a.json", make_hint, Interrupt(), out).run()
+    assert "interrupted" in out.getvalue() and (tmp_path / "a.json").exists()
+    assert not TerminalPlay(_session(), tmp_path / "b.json", make_hint, io.StringIO(""), io.StringIO()).run()
+    assert json.loads((tmp_path / "b.json").read_text())["seats"] == ["human", "random"]
+
+
+def make_hint(spec: str) -> object:
+    return make_agent(spec, seed=0)
+
+
+def test_save_quit_and_resume_through_the_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "saved.json"
+
+    def play(stdin: str, *argv: str) -> int:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        return main(["play", *argv])
+
+    assert play("quit\n", "human", "greedy:fast=1", "--expansions", "tower", "--seed", "3", "--save", str(path)) == 0
+    game, seats = PlaySession.read_document(path)
+    assert seats == ("human", "greedy:fast=1") and game.history == ()
+    code = placement_code(game.legal_actions()[0])
+    assert play(f"{code}\nsave\nquit\n", "--resume", str(path)) == 0
+    game, _ = PlaySession.read_document(path)
+    assert len(game.history) == 1 and game.phase is Phase.ACTION  # saved in the middle of the turn
+    assert play("undo\nquit\n", "--resume", str(path)) == 0  # the resumed turn can still be undone
+    game, _ = PlaySession.read_document(path)
+    assert game.history == () and game.phase is Phase.PLACE
+    assert main(["replay", str(path), "-o", str(tmp_path / "page.html")]) == 0
+    out = capsys.readouterr().out
+    assert "undone: PLACE" in out and "resume with: carcassonne play --resume" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["play", "human"], "give 2 to 6 seats"),
+    (["play", "--resume", "no/such/file.json"], "no such file"),
+    (["play", "human", "nosuchagent"], "unknown agent"),
+])
+def test_bad_play_arguments_are_one_line_errors(argv: list[str], message: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

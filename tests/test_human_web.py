@@ -1,0 +1,202 @@
+"""A human in the browser: ``carcassonne play human AGENT --web`` (carcassonne_env.play.server).
+
+The server refuses forged requests (always tested, no browser needed). In real headless Chromium
+(Debian's ``chromium`` and ``chromium-driver``, driven by Selenium as in test_viewer_browser.py) a
+human game against random is clicked through to the end and its saved record replays to the same
+scores. Without Chromium the browser test is skipped with the reason; with
+``CARCASSONNE_REQUIRE_BROWSER=1`` it fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import make_agent
+from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.play import PlaySession
+from carcassonne_env.play.server import PlayServer
+from carcassonne_env.viewer import load_document, replay_html, to_replayable
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1400,900")
+TOWER = ("tower", "black_tower", "watchtowers")
+SHORT = ("base/RFr", "tower/C", "base/CFc+", "base/RRRR", "tower/F", "base/Rr", "base/L", "base/CcRr",
+         "tower/RR", "base/Cc+")
+
+
+def _server(tmp_path: Path, seats: tuple[str, str] = ("human", "random")) -> PlayServer:
+    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    agents = [None if s == "human" else make_agent(s, seed=7) for s in seats]
+    session = PlaySession(game, seats, agents)
+    return PlayServer(session, tmp_path / "web_game.json", lambda spec: make_agent(spec, seed=0)).start()
+
+
+def _post(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.mark.parametrize(("path", "body", "status", "message"), [
+    ("api/act", b"{not json", 400, "not JSON"),
+    ("api/act", b"[1, 2]", 400, "must be a JSON object"),
+    ("api/act", b"{}", 400, "'action' must be a list of 4 integers"),
+    ("api/act", b'{"action": [0, 1, 0]}', 400, "'action' must be a list of 4 integers"),
+    ("api/act", b'{"action": [0, 1.5, 0, 0]}', 400, "'action' must be a list of 4 integers"),
+    ("api/act", b'{"action": [0, 40, 40, 0]}', 400, "is not a legal action now"),
+    ("api/act", b'{"action": [1, 0, 0, 0]}', 400, "is not a legal action now"),
+    ("api/act", b'{"action": [99, 0, 0, 0]}', 400, "malformed action"),
+    ("api/agent", b"", 400, "it is a human's turn"),
+    ("api/undo", b"", 400, "nothing to undo"),
+    ("api/hint", b'{"agent": "nosuchagent"}', 400, "unknown agent"),
+    ("api/nothing", b"", 404, "no such endpoint"),
+])
+def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: bytes, status: int,
+                                            message: str) -> None:
+    server = _server(tmp_path)
+    try:
+        before = server.session.game.to_dict()
+        code, answer = _post(server.url + path, body)
+        assert (code, message in answer.get("error", "")) == (status, True), answer
+        assert server.session.game.to_dict() == before  # nothing changed
+    finally:
+        server.stop()
+
+
+def test_the_server_plays_only_on_a_humans_turn_and_only_the_legal_list(tmp_path: Path) -> None:
+    server = _server(tmp_path, ("random", "human"))
+    try:
+        code, answer = _post(server.url + "api/act", b'{"action": [0, 1, 0, 0]}')
+        assert code == 400 and "not a human's turn" in answer["error"]
+        code, state = _post(server.url + "api/agent", b"")
+        while state["waiting"] == "agent":
+            code, state = _post(server.url + "api/agent", b"")
+        assert code == 200 and state["waiting"] == "human" and state["placements"]
+        legal = server.session.game.legal_actions()
+        assert sorted((x, y, r) for x, y, rs in state["placements"] for r in rs) == sorted(
+            (a.x, a.y, a.arg) for a in legal)
+        x, y, rotations = state["placements"][0]
+        code, state = _post(server.url + "api/act", json.dumps({"action": [0, x, y, rotations[0]]}).encode())
+        assert code == 200 and state["can_undo"]
+        assert [o["action"] for o in state["options"]] == [list(a) for a in server.session.game.legal_actions()]
+        code, state = _post(server.url + "api/undo", b"")
+        assert code == 200 and state["placements"] and not state["can_undo"]
+        code, hint = _post(server.url + "api/hint", b"{}")
+        assert code == 200 and hint["agent"] == "greedy" and hint["action"][0] == 0
+    finally:
+        server.stop()
+
+
+def _missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            return f"{path} not found (apt-get install -y chromium chromium-driver)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    missing = _missing()
+    if missing is not None:
+        message = f"THE PLAY PAGE WAS NOT TESTED IN A BROWSER: {missing}"
+        if os.environ.get("CARCASSONNE_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def _wait(browser: Any, server: PlayServer, *states: str) -> str:
+    """Wait until the page shows one of ``states`` for the server's current position."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        body = browser.find_element(By.TAG_NAME, "body")
+        waiting = body.get_attribute("data-waiting")
+        if waiting in states and body.get_attribute("data-decisions") == str(len(server.session.game.history)):
+            return str(waiting)
+        time.sleep(0.05)
+    raise AssertionError(f"the page did not reach {states}")
+
+
+def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    server = _server(tmp_path)
+    try:
+        browser.get(server.url)
+        rotated = False
+        for _ in range(200):
+            if _wait(browser, server, "human", "over") == "over":
+                break
+            before = len(server.session.game.history)
+            spots = browser.find_elements(By.CSS_SELECTOR, "#spots .spot")
+            if spots:
+                legal = {(a.x, a.y) for a in server.session.game.legal_actions()}
+                shown = {(int(s.get_attribute("data-x")), int(s.get_attribute("data-y"))) for s in spots}
+                assert shown == legal  # exactly the engine's spots are highlighted
+                spots[-1].click()
+                if not rotated and not browser.find_element(By.ID, "rotate").get_attribute("disabled"):
+                    browser.find_element(By.ID, "rotate").click()
+                    rotated = True
+                browser.find_element(By.ID, "confirm").click()
+            else:
+                choices = browser.find_elements(By.CSS_SELECTOR, "#choices .choice")
+                assert len(choices) == len(server.session.game.legal_actions())
+                choices[0].click()
+            deadline = time.monotonic() + 30
+            while len(server.session.game.history) == before and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert server.session.game.is_over
+        _wait(browser, server, "over")
+        scores = server.session.game.scores
+        shown_scores = [int(s.text) for s in browser.find_elements(By.CSS_SELECTOR, "#players .score")]
+        assert shown_scores == list(scores)
+        assert "game over" in browser.find_element(By.ID, "status").text
+        assert "saved to" in browser.find_element(By.ID, "message").text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#tiles .tile")) == len(server.session.game.tiles())
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+        # A forged request from the page itself is refused too.
+        answer = browser.execute_async_script(
+            "const done = arguments[0];"
+            "fetch('/api/act', {method: 'POST', body: JSON.stringify({action: [0, 0, 0, 0]})})"
+            ".then(r => r.json().then(j => done([r.status, j.error])));")
+        assert answer[0] == 400 and "the game is over" in answer[1]
+    finally:
+        server.stop()
+    document = load_document(tmp_path / "web_game.json")  # as carcassonne replay reads it
+    assert to_replayable(document).record.replay().scores == scores
+    assert to_replayable(document).seats == ("human", "random")
+    assert replay_html(document).startswith("<!DOCTYPE html>")
