@@ -248,7 +248,8 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
 def _read_settings(out: Path) -> dict[str, Any]:
     path = out / SETTINGS_FILE
     try:
-        data = json.loads(path.read_text())
+        with path.open(encoding="utf-8") as f:
+            data = json.load(f, parse_constant=_no_constant)
     except FileNotFoundError:
         raise TournamentError(f"{out}: holds games but no {SETTINGS_FILE}, so its settings cannot be checked; "
                               "start the tournament in a new directory") from None
@@ -349,8 +350,8 @@ def find_game(path: Path, index: int | None) -> dict[str, Any] | None:
                     raise TournamentError(f"{path}, line {number}: not JSON") from None
                 break  # the last line, cut short by a kill
             count += 1
-            if not isinstance(game, dict):
-                raise TournamentError(f"{path}, line {number}: not a game (expected a JSON object)")
+            if not isinstance(game, dict) or not _int(game.get("index")):
+                raise TournamentError(f"{path}, line {number}: not a game (expected a JSON object with an index)")
             if index is None and count > 1:
                 raise TournamentError(f"{path}: holds several games: choose one with --game INDEX")
             if index is None or game.get("index") == index:
