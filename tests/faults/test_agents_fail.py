@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from faults.helpers import BASE_2P, bad, tiny
 from carcassonne_env.engine import GameConfig
+from faults.helpers import BASE_2P, bad, tiny
 from training.arena.match import AgentFailure, play_match
 from training.arena.report import build_report
 from training.arena.tournament import load_games, run

@@ -119,7 +119,7 @@ def test_a_changed_agent_file_is_refused_on_resume_unless_allowed(tmp_path: Path
     settings = tiny(1, "random", f"{agent}:A")
     run(settings, tmp_path / "t", progress=False)
     agent.write_text(agent.read_text() + "# changed\n")
-    with pytest.raises(TournamentError, match="agent files changed.*mine.py.*--allow-changed-agents"):
+    with pytest.raises(TournamentError, match=r"agent files changed.*mine.py.*--allow-changed-agents"):
         run(settings, tmp_path / "t", resume=True, progress=False)
     run(settings, tmp_path / "t", resume=True, progress=False, allow_changed_agents=True)
 

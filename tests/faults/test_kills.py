@@ -27,7 +27,7 @@ def _fork(target: object) -> int:
         try:
             target()  # type: ignore[operator]
             code = 0
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             code = 1
         os._exit(code)
     return pid

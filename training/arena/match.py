@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agents import make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
@@ -177,11 +178,12 @@ def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str]) ->
         yield Move(seat, turn, game.history[-1], spent)
 
 
-def _build(seats: Sequence[str], seed: int) -> list[EngineAgent]:
+def _build(seats: Sequence[str], seed: int, config: GameConfig) -> list[EngineAgent]:
     agents: list[EngineAgent] = []
     for s, spec in enumerate(seats):
         try:
             agents.append(make_agent(spec, seed=agent_seed(seed, s)))
+            check_fits(agents[-1], config, spec)
         except KeyboardInterrupt:
             raise
         except SystemExit as e:
@@ -223,7 +225,7 @@ def play_match(
         if move_time_limit is not None:
             _guarded(game, seats, seed, move_time_limit, tally)
         else:
-            agents = _build(seats, seed)
+            agents = _build(seats, seed, config)
             for move in play_out(game, agents, seats):
                 tally.add(move.seat, move.seconds)
     except AgentFailure as e:
@@ -245,7 +247,7 @@ def _child(conn: Connection, config: dict[str, Any], seats: tuple[str, ...], see
     as ``("move", action, seconds)``; a failure as ``("fail", seat, kind, message)``."""
     try:
         game = Game(GameConfig.from_dict(config), seed=seed)
-        agents = _build(seats, seed)
+        agents = _build(seats, seed, game.config)
         conn.send(("ready",))
         while not game.is_over:
             seat = game.current_player

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from training.arena.backends import BACKENDS, Backend, make_backend
 from training.arena.match import MatchError, agent_seed, play_out
@@ -243,6 +244,11 @@ def _parser() -> argparse.ArgumentParser:
 def _play(args: argparse.Namespace) -> None:
     config = _config(args, len(args.specs))
     agents = [make_agent(spec, seed=agent_seed(args.seed, s)) for s, spec in enumerate(args.specs)]
+    for agent, spec in zip(agents, args.specs, strict=True):
+        try:
+            check_fits(agent, config, spec)
+        except ValueError as e:
+            raise AgentSpecError(str(e)) from None
     game = Game(config, seed=args.seed)
     encoder = None
     if args.frames is not None:
@@ -303,7 +309,11 @@ def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, playe
     from training.arena.tournament import Settings, load_games, run
 
     for spec in dict.fromkeys(specs):
-        make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+        agent = make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+        try:
+            check_fits(agent, config, spec)
+        except ValueError as e:
+            raise AgentSpecError(str(e)) from None
     settings = Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
                         config=config.to_dict(), sprt=getattr(args, "sprt", None),
                         move_time_limit=args.move_time_limit)
