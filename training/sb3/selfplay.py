@@ -161,8 +161,6 @@ class Settings:
             need(_finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0")
         for name in ("snapshot_share", "promotion_margin"):
             need(_finite(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "must be in [0, 1]")
-        need(_finite(self.prior_temperature) and self.prior_temperature > 0, "prior_temperature",
-             "must be a finite number > 0 (points)")
         need(len(self.fixed_opponents) >= 1, "fixed_opponents", "needs at least one agent spec")
         need(len(self.fixed_weights) == len(self.fixed_opponents) and all(
             _finite(w) and w > 0 for w in self.fixed_weights), "fixed_weights",
