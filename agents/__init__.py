@@ -46,10 +46,13 @@ def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
     return make_rllib(seed, path, sample)
 
 
+_NOT_GIVEN = -1  # mcts's budget options left out of the spec
+
+
 def _mcts(
     seed: int,
-    sims: int = 0,
-    seconds: float = 0.0,
+    sims: int = _NOT_GIVEN,
+    seconds: float = float(_NOT_GIVEN),
     exploration: float = 0.5,
     rollout_turns: int = 2,
     widening: float = 2.0,
@@ -58,7 +61,13 @@ def _mcts(
     guide: bool = False,
     value: str = "end_now",
 ) -> MCTSAgent:
-    """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given)."""
+    """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; 0 or less
+    given explicitly is refused, not read as "not given")."""
+    for name, budget in (("sims", sims), ("seconds", seconds)):
+        if budget != _NOT_GIVEN and not budget > 0:
+            kind = "int" if name == "sims" else "number"
+            raise ValueError(f"MCTSAgent: {name} must be a positive {kind}, got {budget}")
+    sims, seconds = max(sims, 0), max(seconds, 0.0)
     if not sims and not seconds:
         sims = 400
     return MCTSAgent(seed, sims=sims or None, seconds=seconds or None, exploration=exploration,

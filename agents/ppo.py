@@ -55,7 +55,10 @@ class PPOAgent:
 
     def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
         self.path = resolve_checkpoint(path)
-        self.policy = load_policy(self.path)
+        try:
+            self.policy = load_policy(self.path)
+        except Exception as e:
+            raise ValueError(f"{self.path}: not a loadable MaskablePPO model ({type(e).__name__}: {e})") from None
         self.sample = sample
         self.rng = np.random.default_rng(seed)
         space = self.policy.observation_space

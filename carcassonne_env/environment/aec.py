@@ -182,7 +182,13 @@ class raw_env(CarcassonneAEC, EzPickle):
         return self.codec.mask([])
 
     def step(self, action: Any) -> None:
+        """Apply ``action`` (an int index) for the agent to move; ``None`` for a done agent. A step
+        after every agent is done, or a bool, raises IllegalActionError (never a KeyError)."""
+        if not self.agents:
+            raise IllegalActionError("the game is over and every agent is done: reset() before stepping again")
         agent = self.agent_selection
+        if isinstance(action, bool | np.bool_):
+            raise IllegalActionError(f"{agent}: an action is an integer index, got {action!r}")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

@@ -51,7 +51,7 @@ def single_threaded() -> None:
 def inline(config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None) -> GameStream:
     """Every game in this process, in schedule order (``workers`` is ignored)."""
     for f in fixtures:
-        yield f, play_match_data(config, f.seats, f.seed)
+        yield f, play_match_data(config, f.seats, f.seed, f.index)
 
 
 def process_pool(config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None) -> GameStream:
@@ -65,7 +65,7 @@ def process_pool(config: dict[str, Any], fixtures: Sequence[Fixture], workers: i
             while todo or running:
                 while todo and len(running) < IN_FLIGHT_PER_WORKER * workers:
                     f = todo.pop()
-                    running[pool.submit(play_match_data, config, f.seats, f.seed)] = f
+                    running[pool.submit(play_match_data, config, f.seats, f.seed, f.index)] = f
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     yield running.pop(future), future.result()
@@ -92,7 +92,7 @@ def ray_tasks(
             while todo or running:
                 while todo and len(running) < slots:
                     f = todo.pop()
-                    running[play.remote(config, f.seats, f.seed)] = f
+                    running[play.remote(config, f.seats, f.seed, f.index)] = f
                 finished, _ = ray.wait(list(running), num_returns=1)
                 for ref in finished:
                     f = running.pop(ref)

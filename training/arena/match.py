@@ -3,27 +3,78 @@
 Everything is a function of (config, seat specs, game seed): the tile order comes from the game
 seed, and the agent in seat ``s`` is built afresh for the game with :func:`agent_seed` (game seed,
 seat), so a game replays identically in any process and any order.
+
+Invariants (docs/tournament.md, "Reliability"):
+
+* the game that is scored is the runner's own: an agent is handed a copy (``Game.clone``) for every
+  decision, so nothing an agent does to what it is shown (``add_score``, ``apply``) reaches the result;
+* an agent that fails — raises, calls ``sys.exit``, chooses an illegal action, exceeds the per-move
+  time limit or kills its process — *forfeits* the game (:class:`Forfeit`: seat, agent, kind, message)
+  with ``on_error="forfeit"``, or stops the run with :class:`AgentFailure` (naming game, seed, seat
+  and agent) with ``on_error="stop"``;
+* with a per-move time limit the agents run in a child process (:func:`_guarded`) that the runner
+  stops when a decision takes too long or that may die: the scored game stays in the runner.
 """
 
 from __future__ import annotations
 
+import math
+import multiprocessing
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from multiprocessing.connection import Connection
+from typing import Any, Literal
 
 import numpy as np
 
 from agents import make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
-__all__ = ["MatchError", "MatchResult", "Move", "agent_seed", "competition_ranks", "play_match", "play_match_data",
-           "play_out"]
+__all__ = ["ON_ERROR", "AgentFailure", "Forfeit", "MatchError", "MatchResult", "Move", "agent_seed",
+           "competition_ranks", "play_match", "play_match_data", "play_out"]
+
+#: What a failing agent does to a tournament: lose the game (``forfeit``) or stop the run (``stop``).
+ON_ERROR = ("forfeit", "stop")
+#: The key of a back-end's config dict that carries the match options (popped by :func:`play_match_data`).
+MATCH_OPTIONS = "_match"
+#: Seconds a guarded child may take to build its agents (imports, loading models) before its first move.
+STARTUP_SECONDS = 120.0
 
 
 class MatchError(RuntimeError):
     """An agent broke the protocol: an illegal action, or it changed the game it was shown."""
+
+
+class AgentFailure(MatchError):
+    """The agent in ``seat`` failed (``kind``: exception, exit, illegal, changed, timeout, crash)."""
+
+    def __init__(self, seat: int, agent: str, kind: str, message: str, where: str = "") -> None:
+        super().__init__(f"{where}agent {agent!r} (seat {seat}) {message}")
+        self.seat, self.agent, self.kind, self.message, self.where = seat, agent, kind, message, where
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across worker processes with all its fields
+        return (AgentFailure, (self.seat, self.agent, self.kind, self.message, self.where))
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """The agent in ``seat`` lost the game by failing (:class:`AgentFailure`); the game stopped there."""
+
+    seat: int
+    agent: str
+    kind: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "agent": self.agent, "kind": self.kind, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Forfeit:
+        return cls(int(data["seat"]), str(data["agent"]), str(data["kind"]), str(data["message"]))
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
@@ -31,14 +82,20 @@ def agent_seed(game_seed: int, seat: int) -> int:
     return int(np.random.SeedSequence([game_seed, seat]).generate_state(1, dtype=np.uint32)[0])
 
 
-def competition_ranks(scores: Sequence[int]) -> tuple[int, ...]:
-    """1 for the best score; tied seats share the best rank of the tie (R30: a tie is a shared win)."""
-    return tuple(1 + sum(other > s for other in scores) for s in scores)
+def competition_ranks(scores: Sequence[int], forfeit_seat: int | None = None) -> tuple[int, ...]:
+    """1 for the best score; tied seats share the best rank of the tie (R30: a tie is a shared win).
+    A seat that forfeited ranks last alone; the others are ranked among themselves."""
+    if forfeit_seat is None:
+        return tuple(1 + sum(other > s for other in scores) for s in scores)
+    rest = [s for i, s in enumerate(scores) if i != forfeit_seat]
+    return tuple(len(scores) if i == forfeit_seat else 1 + sum(other > s for other in rest)
+                 for i, s in enumerate(scores))
 
 
 @dataclass(frozen=True)
 class MatchResult:
-    """One finished game: who sat where, the final scores, ranks, decision times and its record."""
+    """One finished game: who sat where, the final scores, ranks, decision times and its record.
+    A forfeited game holds the scores and record at the moment of the failure and its :class:`Forfeit`."""
 
     seats: tuple[str, ...]
     seed: int
@@ -48,20 +105,26 @@ class MatchResult:
     seconds: tuple[float, ...]
     max_seconds: tuple[float, ...]
     record: GameRecord
+    forfeit: Forfeit | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "seats": list(self.seats), "seed": self.seed, "scores": list(self.scores), "ranks": list(self.ranks),
             "decisions": list(self.decisions), "seconds": list(self.seconds), "max_seconds": list(self.max_seconds),
             "record": self.record.to_dict(),
         }
+        if self.forfeit is not None:
+            data["forfeit"] = self.forfeit.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+        forfeit = data.get("forfeit")
         return cls(
             seats=tuple(data["seats"]), seed=int(data["seed"]), scores=tuple(data["scores"]),
             ranks=tuple(data["ranks"]), decisions=tuple(data["decisions"]), seconds=tuple(data["seconds"]),
             max_seconds=tuple(data["max_seconds"]), record=GameRecord.from_dict(data["record"]),
+            forfeit=None if forfeit is None else Forfeit.from_dict(forfeit),
         )
 
 
@@ -76,44 +139,184 @@ class Move:
     seconds: float
 
 
+def _decide(agent: EngineAgent, game: Game, seat: int, name: str) -> tuple[Action, float]:
+    """``agent``'s action for ``game`` (shown a copy) and its seconds; :class:`AgentFailure` when it
+    raises, exits or changes the copy it was shown."""
+    view = game.clone()
+    before = len(view.history)
+    start = time.perf_counter()
+    try:
+        action = agent.choose_action(view)
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as e:
+        raise AgentFailure(seat, name, "exit", f"called sys.exit({e.code!r})") from None
+    except BaseException as e:
+        raise AgentFailure(seat, name, "exception", f"raised {type(e).__name__}: {e}") from None
+    spent = time.perf_counter() - start
+    if len(view.history) != before:
+        raise AgentFailure(seat, name, "changed", "changed the game it was asked about")
+    return action, spent
+
+
+def _apply(game: Game, action: Any, seat: int, name: str) -> None:
+    try:
+        game.apply(action)
+    except (IllegalActionError, TypeError, ValueError) as e:
+        raise AgentFailure(seat, name, "illegal", f"chose an illegal action: {e}") from None
+
+
 def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str]) -> Iterator[Move]:
-    """Play ``game`` to its end, ``agents[s]`` choosing for seat ``s``; yields each move once it is
-    applied. Raises :class:`MatchError` (naming ``names[s]``) when an agent chooses an illegal action
-    or changes the game it is shown."""
+    """Play ``game`` to its end, ``agents[s]`` choosing for seat ``s`` on a copy of ``game``; yields
+    each move once it is applied. Raises :class:`AgentFailure` (a :class:`MatchError`, naming
+    ``names[s]``) when an agent raises, exits, chooses an illegal action or changes its copy;
+    ``game`` then stands before that decision."""
     while not game.is_over:
         seat, turn = game.current_player, game.turn
-        before = len(game.history)
-        start = time.perf_counter()
-        action = agents[seat].choose_action(game)
-        spent = time.perf_counter() - start
-        if len(game.history) != before:
-            raise MatchError(f"agent {names[seat]!r} (seat {seat}) changed the game it was asked about")
+        action, spent = _decide(agents[seat], game, seat, names[seat])
+        _apply(game, action, seat, names[seat])
+        yield Move(seat, turn, game.history[-1], spent)
+
+
+def _build(seats: Sequence[str], seed: int, config: GameConfig) -> list[EngineAgent]:
+    agents: list[EngineAgent] = []
+    for s, spec in enumerate(seats):
         try:
-            game.apply(action)
-        except IllegalActionError as e:
-            raise MatchError(f"agent {names[seat]!r} (seat {seat}) chose an illegal action: {e}") from None
-        yield Move(seat, turn, action, spent)
+            agents.append(make_agent(spec, seed=agent_seed(seed, s)))
+            check_fits(agents[-1], config, spec)
+        except KeyboardInterrupt:
+            raise
+        except SystemExit as e:
+            raise AgentFailure(s, spec, "exit", f"called sys.exit({e.code!r}) while being built") from None
+        except BaseException as e:
+            raise AgentFailure(s, spec, "exception", f"could not be built: {type(e).__name__}: {e}") from None
+    return agents
 
 
-def play_match(config: GameConfig, seats: Sequence[str], seed: int) -> MatchResult:
-    """Play the game of ``seed`` with ``seats[s]`` (an agent spec) in seat ``s``."""
+class _Tally:
+    def __init__(self, n: int) -> None:
+        self.decisions, self.seconds, self.longest = [0] * n, [0.0] * n, [0.0] * n
+
+    def add(self, seat: int, seconds: float) -> None:
+        self.decisions[seat] += 1
+        self.seconds[seat] += seconds
+        self.longest[seat] = max(self.longest[seat], seconds)
+
+
+def play_match(
+    config: GameConfig, seats: Sequence[str], seed: int, *, on_error: Literal["forfeit", "stop"] = "stop",
+    move_time_limit: float | None = None, index: int | None = None,
+) -> MatchResult:
+    """Play the game of ``seed`` with ``seats[s]`` (an agent spec) in seat ``s``.
+
+    A failing agent (module docstring) raises :class:`AgentFailure` with ``on_error="stop"`` or loses
+    the game with ``on_error="forfeit"``. With ``move_time_limit`` (seconds per decision) the agents
+    run in a child process that is stopped when a decision takes longer."""
     if len(seats) != config.players:
         raise ValueError(f"seats: {len(seats)} agents for a {config.players}-player game")
-    agents = [make_agent(spec, seed=agent_seed(seed, s)) for s, spec in enumerate(seats)]
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error: must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    if move_time_limit is not None and not (math.isfinite(move_time_limit) and move_time_limit > 0):
+        raise ValueError(f"move_time_limit: must be a positive number of seconds, got {move_time_limit!r}")
     game = Game(config, seed=seed)
-    n = config.players
-    decisions, seconds, longest = [0] * n, [0.0] * n, [0.0] * n
-    for move in play_out(game, agents, seats):
-        decisions[move.seat] += 1
-        seconds[move.seat] += move.seconds
-        longest[move.seat] = max(longest[move.seat], move.seconds)
+    tally = _Tally(config.players)
+    forfeit: Forfeit | None = None
+    try:
+        if move_time_limit is not None:
+            _guarded(game, seats, seed, move_time_limit, tally)
+        else:
+            agents = _build(seats, seed, config)
+            for move in play_out(game, agents, seats):
+                tally.add(move.seat, move.seconds)
+    except AgentFailure as e:
+        if on_error == "stop":
+            where = f"game {index} (seed {seed}): " if index is not None else f"game of seed {seed}: "
+            raise AgentFailure(e.seat, e.agent, e.kind, e.message, where) from None
+        forfeit = Forfeit(e.seat, e.agent, e.kind, e.message)
     return MatchResult(
-        seats=tuple(seats), seed=seed, scores=game.scores, ranks=competition_ranks(game.scores),
-        decisions=tuple(decisions), seconds=tuple(seconds), max_seconds=tuple(longest), record=game.record(),
+        seats=tuple(seats), seed=seed, scores=game.scores,
+        ranks=competition_ranks(game.scores, None if forfeit is None else forfeit.seat),
+        decisions=tuple(tally.decisions), seconds=tuple(tally.seconds), max_seconds=tuple(tally.longest),
+        record=game.record(), forfeit=forfeit,
     )
 
 
-def play_match_data(config: dict[str, Any], seats: tuple[str, ...], seed: int) -> dict[str, Any]:
+# ------------------------------------------------------------------------------ the guarded child
+def _child(conn: Connection, config: dict[str, Any], seats: tuple[str, ...], seed: int) -> None:
+    """The agents' side of a guarded game: builds the agents, mirrors the game and sends each decision
+    as ``("move", action, seconds)``; a failure as ``("fail", seat, kind, message)``."""
+    try:
+        game = Game(GameConfig.from_dict(config), seed=seed)
+        agents = _build(seats, seed, game.config)
+        conn.send(("ready",))
+        while not game.is_over:
+            seat = game.current_player
+            action, spent = _decide(agents[seat], game, seat, seats[seat])
+            conn.send(("move", [int(v) for v in action], spent))
+            game.apply(action)
+    except AgentFailure as e:
+        conn.send(("fail", e.seat, e.kind, e.message))
+    except (TypeError, ValueError) as e:  # an action that is no action: the runner decides
+        conn.send(("fail", game.current_player, "illegal", f"chose an illegal action: {e}"))
+    finally:
+        conn.close()
+
+
+def _context() -> Any:
+    """forkserver where there is one (fast, and safe with threads), else spawn."""
+    if sys.platform.startswith("linux"):
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["training.arena.match"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _guarded(game: Game, seats: Sequence[str], seed: int, limit: float, tally: _Tally) -> None:
+    """Play ``game`` to its end with the agents in a child process (module docstring); raises
+    :class:`AgentFailure` for the seat to move when the child reports a failure, sends an illegal
+    action, takes more than ``limit`` seconds for a decision or dies."""
+    ctx = _context()
+    ours, theirs = ctx.Pipe()
+    child = ctx.Process(target=_child, args=(theirs, game.config.to_dict(), tuple(seats), seed), daemon=True)
+    child.start()
+    theirs.close()
+    try:
+        timeout = STARTUP_SECONDS + limit
+        while not game.is_over:
+            seat = game.current_player
+            name = seats[seat]
+            start = time.perf_counter()
+            if not ours.poll(timeout):
+                raise AgentFailure(seat, name, "timeout", f"took more than {limit:g} s for a decision"
+                                   if timeout == limit else f"was not built within {timeout:g} s")
+            waited = time.perf_counter() - start
+            try:
+                message = ours.recv()
+            except (EOFError, OSError):
+                child.join(1.0)
+                raise AgentFailure(seat, name, "crash", f"ended its process (exit code {child.exitcode})") from None
+            if message[0] == "ready":
+                timeout = limit
+            elif message[0] == "move":
+                if waited > limit:
+                    raise AgentFailure(seat, name, "timeout", f"took more than {limit:g} s for a decision")
+                _apply(game, message[1], seat, name)
+                tally.add(seat, float(message[2]))
+            else:
+                _, failed, kind, text = message
+                raise AgentFailure(failed, seats[failed], kind, text)
+    finally:
+        ours.close()
+        if child.is_alive():
+            child.kill()
+        child.join(5.0)
+
+
+def play_match_data(config: dict[str, Any], seats: tuple[str, ...], seed: int, index: int | None = None
+                    ) -> dict[str, Any]:
     """:func:`play_match` on JSON data: the worker entry point of process pools (this module imports
-    only the engine and the agents, so spawned workers start fast)."""
-    return play_match(GameConfig.from_dict(config), seats, seed).to_dict()
+    only the engine and the agents, so spawned workers start fast). ``config`` may carry the match
+    options under :data:`MATCH_OPTIONS` (``on_error``, ``move_time_limit``; default: stop, no limit)."""
+    config = dict(config)
+    options = config.pop(MATCH_OPTIONS, None) or {}
+    return play_match(GameConfig.from_dict(config), seats, seed, index=index, **options).to_dict()

@@ -92,7 +92,8 @@ class HeadToHead:
 
 
 def head_to_heads(games: Iterable[Mapping[str, Any]], order: Sequence[str]) -> list[HeadToHead]:
-    """Every pair of distinct agents in every game (dicts with ``group``, ``seats``, ``scores``);
+    """Every pair of distinct agents in every game (dicts with ``group``, ``seats``, ``scores`` and
+    an optional ``forfeit``: the agent that forfeited loses to every other, whatever the scores);
     ``a`` comes before ``b`` in ``order``."""
     rank = {name: i for i, name in enumerate(order)}
     out: list[HeadToHead] = []
@@ -100,9 +101,11 @@ def head_to_heads(games: Iterable[Mapping[str, Any]], order: Sequence[str]) -> l
         best: dict[str, int] = {}
         for name, score in zip(g["seats"], g["scores"], strict=True):
             best[name] = max(best.get(name, score), score)
+        loser = (g.get("forfeit") or {}).get("agent")  # an agent that forfeited loses to every other
         for a, b in itertools.combinations(sorted(best, key=rank.__getitem__), 2):
             diff = best[a] - best[b]
-            out.append(HeadToHead(int(g["group"]), a, b, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+            result = 0.0 if a == loser else 1.0 if b == loser else 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+            out.append(HeadToHead(int(g["group"]), a, b, result, diff))
     return out
 
 

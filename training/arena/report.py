@@ -1,13 +1,15 @@
 """Tournament reports: the ratings and pairings of ``games.jsonl`` as a printed table, CSV, JSON and a PNG.
 
 Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summary.json`` (both
-tables, the settings and the SPRT state) and ``ratings.png`` (ratings with 95 % intervals).
+tables, the settings, the forfeits per agent and the SPRT state) and ``ratings.png`` (ratings with
+95 % intervals). Each is replaced atomically. ``summary.json`` is strict JSON: an infinite Elo (an
+agent that won or lost every game) is the string ``"+inf"`` or ``"-inf"``, an undefined number
+(ms per decision of an agent that made none) is ``null``.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from dataclasses import asdict, dataclass
@@ -18,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
+from .storage import atomic_path, atomic_write_text, dumps, finite_or_label
 from .tournament import Settings
 
 __all__ = ["Report", "build_report", "print_report", "write_report"]
@@ -33,6 +36,8 @@ class Report:
     pairings: list[PairStats]
     ms_per_decision: dict[str, float]
     sprt: Sprt | None
+    forfeits: dict[str, dict[str, int]] | None = None
+    """Games each agent forfeited, by kind (exception, exit, illegal, changed, timeout, crash)."""
 
 
 def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, sprt: Sprt | None = None) -> Report:
@@ -49,7 +54,12 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
             spent[name][0] += n
             spent[name][1] += s
     ms = {a: 1000 * s / n if n else math.nan for a, (n, s) in spent.items()}
-    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt)
+    forfeits: dict[str, dict[str, int]] = {}
+    for g in games:
+        if g.get("forfeit"):
+            kinds = forfeits.setdefault(g["forfeit"]["agent"], {})
+            kinds[g["forfeit"]["kind"]] = kinds.get(g["forfeit"]["kind"], 0) + 1
+    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits)
 
 
 def _fmt(x: float, digits: int = 0) -> str:
@@ -79,6 +89,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
             " ".join(map(str, p.pentanomial)) if p.pentanomial else "-",
         )
     console.print(pairs)
+    for agent, kinds in (report.forfeits or {}).items():
+        console.print(f"forfeits of {agent}: {sum(kinds.values())} game(s) ("
+                      + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + ")")
     if report.sprt is not None:
         s = report.sprt
         verdict = {"H1": "accept H1", "H0": "accept H0", None: "undecided"}[s.decision]
@@ -94,18 +107,29 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
         for p in report.pairings
     ]
     for path, table in zip(paths[:2], (rows, pair_rows), strict=True):
-        with path.open("w", newline="") as f:
+        with atomic_path(path) as tmp, tmp.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["agent"])
             writer.writeheader()
             writer.writerows(table)
     summary = {
         "settings": asdict(settings), "anchor": report.anchor, "games": report.games, "ratings": rows,
-        "pairings": pair_rows, "ms_per_decision": report.ms_per_decision,
+        "pairings": pair_rows, "ms_per_decision": report.ms_per_decision, "forfeits": report.forfeits or {},
         "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
     }
-    paths[2].write_text(json.dumps(summary, indent=1, allow_nan=True) + "\n")
+    atomic_write_text(paths[2], dumps(_strict(summary), indent=1) + "\n")
     _plot(report, paths[3])
     return paths
+
+
+def _strict(data: Any) -> Any:
+    """``data`` with every non-finite float replaced (:func:`~training.arena.storage.finite_or_label`)."""
+    if isinstance(data, float):
+        return finite_or_label(data)
+    if isinstance(data, dict):
+        return {k: _strict(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_strict(v) for v in data]
+    return data
 
 
 def _plot(report: Report, path: Path) -> None:
@@ -125,4 +149,5 @@ def _plot(report: Report, path: Path) -> None:
     ax.set_title(f"Ratings after {report.games} games")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format="png")

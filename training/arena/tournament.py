@@ -4,51 +4,77 @@ finished games, stop early on an SPRT decision.
 
 Files in the output directory (docs/tournament.md):
 
-* ``tournament.json``: the settings that define the schedule; a resume must match them;
+* ``tournament.json``: the settings that define the schedule, and the SHA-256 of every agent file
+  named in a spec (``agent_files``); a resume must match them;
 * ``games.jsonl``: one finished game per line: ``index``, ``group``, ``seats``, ``seed``,
-  ``scores``, ``ranks``, decision counts and seconds per seat, and its replayable ``record``
-  (:class:`~carcassonne_env.engine.GameRecord`); lines are whole or dropped on resume.
+  ``scores``, ``ranks``, decision counts and seconds per seat, its replayable ``record``
+  (:class:`~carcassonne_env.engine.GameRecord`) and, for a game an agent lost by failing, its
+  ``forfeit`` (seat, agent, kind, message);
+* ``.lock``: held while a run writes here (:class:`~training.arena.storage.RunLock`).
 
-The reports (tables, CSV, JSON, PNG) are written by :mod:`training.arena.report`.
+Invariants (docs/tournament.md, "Reliability"):
+
+* one run at a time per directory: a second one fails naming the first (pid, host, start time);
+* a kill at any moment leaves a resumable directory: ``tournament.json`` and the rewritten
+  ``games.jsonl`` are replaced atomically, games are appended one whole line at a time, and only a
+  last line cut short by a kill is dropped on reading;
+* every line read back (resume, report, replay) is checked against the schedule and *replayed*: its
+  scores, ranks and forfeit must be those its moves reach; any other line is an error naming it;
+* an agent that fails forfeits its game and the tournament goes on (``on_error="forfeit"``), or
+  stops it with an error naming the game and seat (``on_error="stop"``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Generator, Sequence
+import math
+import re
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine import ConfigError, GameConfig, GameRecord
 
 from .backends import Backend, make_backend, single_threaded
-from .match import MatchResult
+from .match import MATCH_OPTIONS, ON_ERROR, Forfeit, MatchResult, competition_ranks
 from .ratings import Sprt, sprt
-from .schedule import Fixture, gauntlet, round_robin
+from .schedule import Fixture, ScheduleError, gauntlet, round_robin
+from .storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 
 __all__ = [
-    "GAMES_FILE", "SETTINGS_FILE", "Settings", "TournamentError", "load_games", "play_fixtures", "run",
+    "GAMES_FILE",
+    "SETTINGS_FILE",
+    "Settings",
+    "TournamentError",
+    "agent_files",
+    "find_game",
+    "iter_games",
+    "load_games",
+    "play_fixtures",
+    "run",
     "single_threaded",
+    "verify_game",
 ]
 
 SETTINGS_FILE = "tournament.json"
 GAMES_FILE = "games.jsonl"
+_MODES = ("round_robin", "gauntlet")
 
 
 class TournamentError(ValueError):
-    """The tournament cannot run as asked (settings, output directory, resume mismatch)."""
+    """The tournament cannot run as asked (settings, output directory, resume mismatch, a bad line)."""
 
 
 @dataclass(frozen=True)
 class Settings:
     """What defines a tournament's games. ``mode`` is ``round_robin`` or ``gauntlet`` (candidate =
     ``agents[0]``, field = the rest); seeds are ``first_seed .. first_seed + seeds - 1``; ``sprt`` is
-    ``(elo0, elo1, alpha, beta)`` for a 2-agent, 2-player match, or None."""
+    ``(elo0, elo1, alpha, beta)`` for a 2-agent, 2-player match, or None; ``move_time_limit`` is the
+    seconds an agent may take per decision (None: no limit) before it forfeits the game."""
 
     agents: tuple[str, ...]
     mode: str = "round_robin"
@@ -56,6 +82,7 @@ class Settings:
     first_seed: int = 0
     config: dict[str, Any] = field(default_factory=lambda: GameConfig().to_dict())
     sprt: tuple[float, float, float, float] | None = None
+    move_time_limit: float | None = None
 
     @property
     def game_config(self) -> GameConfig:
@@ -71,21 +98,78 @@ class Settings:
         raise TournamentError(f"mode: must be round_robin or gauntlet, got {self.mode!r}")
 
     def check(self) -> None:
-        """Raise :class:`TournamentError` for settings that cannot run."""
+        """Raise :class:`TournamentError` for settings that cannot run (every field is checked)."""
+        if not isinstance(self.agents, tuple | list) or not self.agents or \
+                not all(isinstance(a, str) and a for a in self.agents):
+            raise TournamentError(f"agents: need one or more agent specs, got {self.agents!r}")
+        if self.mode not in _MODES:
+            raise TournamentError(f"mode: must be round_robin or gauntlet, got {self.mode!r}")
+        for name in ("seeds", "first_seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TournamentError(f"{name}: must be an integer, got {value!r}")
         if self.seeds < 1:
             raise TournamentError(f"seeds: must be at least 1, got {self.seeds}")
-        if self.sprt is not None and (len(self.agents) != 2 or self.game_config.players != 2):
-            raise TournamentError("sprt: needs exactly 2 agents in 2-player games")
+        if self.first_seed < 0:
+            raise TournamentError(f"first_seed: seeds are non-negative integers, got {self.first_seed}")
+        try:
+            config = self.game_config
+        except (ConfigError, TypeError, ValueError) as e:
+            raise TournamentError(f"config: {e}") from None
+        if self.move_time_limit is not None and (
+                isinstance(self.move_time_limit, bool) or not isinstance(self.move_time_limit, int | float)
+                or not math.isfinite(self.move_time_limit) or self.move_time_limit <= 0):
+            raise TournamentError(f"move_time_limit: must be a positive number of seconds, got "
+                                  f"{self.move_time_limit!r}")
+        if self.sprt is not None:
+            elo0, elo1, alpha, beta = self.sprt
+            if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1):
+                raise TournamentError(f"sprt: need elo0 < elo1 and 0 < alpha, beta < 1, got {self.sprt}")
+            if len(self.agents) != 2 or config.players != 2:
+                raise TournamentError("sprt: needs exactly 2 agents in 2-player games")
+        try:
+            self.fixtures()
+        except ScheduleError as e:
+            raise TournamentError(str(e)) from None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Settings:
+        """The settings of a ``tournament.json`` document (a field it lacks has its default)."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs["agents"] = tuple(kwargs.get("agents", ()))
+        if kwargs.get("sprt") is not None:
+            kwargs["sprt"] = tuple(kwargs["sprt"])
+        return cls(**kwargs)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(dumps(asdict(self)))
+        return data
+
+
+def agent_files(agents: Sequence[str]) -> dict[str, str]:
+    """SHA-256 of every existing file a spec names (``ppo:PATH``, ``path/file.py:Class``, ``key=PATH``)."""
+    files: dict[str, str] = {}
+    for spec in agents:
+        for token in re.split(r"[:,=]", spec):
+            path = Path(token)
+            if token and path.is_file():
+                files[token] = file_sha256(path)
+    return files
 
 
 def play_fixtures(
     config: GameConfig, fixtures: Sequence[Fixture], workers: int | None = 1, progress: bool = False, done: int = 0,
-    backend: Backend | None = None,
+    backend: Backend | None = None, *, on_error: str = "stop", move_time_limit: float | None = None,
 ) -> Generator[tuple[Fixture, MatchResult], None, None]:
     """Play ``fixtures`` on ``backend`` (default: the process back-end, :mod:`training.arena.backends`)
     with ``workers`` workers, yielding each as it finishes (in completion order) under one progress
-    bar; closing the iterator early cancels the rest."""
-    stream = (backend or make_backend("process"))(config.to_dict(), fixtures, workers)
+    bar; closing the iterator early cancels the rest. ``on_error`` and ``move_time_limit`` are
+    :func:`~training.arena.match.play_match`'s."""
+    data = config.to_dict()
+    if on_error != "stop" or move_time_limit is not None:
+        data[MATCH_OPTIONS] = {"on_error": on_error, "move_time_limit": move_time_limit}
+    stream = (backend or make_backend("process"))(data, fixtures, workers)
     # disable=None: tqdm also stays silent when stderr is not a terminal (no carriage returns in logs).
     bar = tqdm(total=done + len(fixtures), initial=done, disable=None if progress else True, unit="game",
                dynamic_ncols=True)
@@ -95,68 +179,285 @@ def play_fixtures(
             yield f, MatchResult.from_dict(result)
 
 
-def load_games(out: Path) -> list[dict[str, Any]]:
-    """The whole lines of ``games.jsonl`` (a line cut short by a kill is dropped), one per game index."""
-    path = out / GAMES_FILE
-    if not path.exists():
-        return []
-    games: dict[int, dict[str, Any]] = {}
-    for line in path.read_text().splitlines():
+# ------------------------------------------------------------------------------ reading games back
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], where: str) -> dict[str, Any]:
+    """``game`` (one parsed line) if it is a game of ``settings``' schedule whose moves replay to its
+    scores, ranks and forfeit; else :class:`TournamentError` starting with ``where``."""
+    def bad(why: str) -> TournamentError:
+        return TournamentError(f"{where}: {why}")
+
+    if not isinstance(game, dict):
+        raise bad(f"not a game (expected a JSON object, got {type(game).__name__})")
+    missing = [k for k in ("index", "group", "seats", "seed", "scores", "ranks", "decisions", "seconds",
+                           "max_seconds", "record") if k not in game]
+    if missing:
+        raise bad(f"not a game: missing {', '.join(missing)}")
+    index = game["index"]
+    if not _int(index) or index not in fixtures:
+        raise bad(f"game index {index!r} is not in this tournament's schedule (0..{len(fixtures) - 1})")
+    f = fixtures[index]
+    if game["group"] != f.group or game["seed"] != f.seed or game["seats"] != list(f.seats):
+        raise bad(f"game {index} is not the schedule's (group {f.group}, seed {f.seed}, seats {list(f.seats)})")
+    n = len(f.seats)
+    for key in ("scores", "ranks", "decisions"):
+        if not (isinstance(game[key], list) and len(game[key]) == n and all(_int(v) for v in game[key])):
+            raise bad(f"game {index}: {key} must be {n} integers, got {game[key]!r}")
+    for key in ("seconds", "max_seconds"):
+        if not (isinstance(game[key], list) and len(game[key]) == n and all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+                for v in game[key])):
+            raise bad(f"game {index}: {key} must be {n} non-negative numbers, got {game[key]!r}")
+    try:
+        if not isinstance(game["record"], dict):
+            raise ValueError("not an object")
+        record = GameRecord.from_dict(game["record"])
+    except Exception as e:
+        raise bad(f"game {index}: its record is not a game record ({type(e).__name__}: {e})") from None
+    if record.seed != f.seed or record.tile_order is not None or record.start_position is not None:
+        raise bad(f"game {index}: its record is not the game of seed {f.seed} (record seed {record.seed})")
+    if record.config != settings.game_config:
+        raise bad(f"game {index}: its record is of another game configuration than the tournament's")
+    try:
+        replayed = record.replay()
+    except Exception as e:
+        raise bad(f"game {index}: its moves do not replay ({type(e).__name__}: {e})") from None
+    forfeit = None
+    if game.get("forfeit") is not None:
         try:
-            game = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        games.setdefault(int(game["index"]), game)
-    return [games[i] for i in sorted(games)]
+            forfeit = Forfeit.from_dict(game["forfeit"])
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise bad(f"game {index}: malformed forfeit ({e!r})") from None
+        if replayed.is_over or forfeit.seat != replayed.current_player or forfeit.agent != f.seats[forfeit.seat]:
+            raise bad(f"game {index}: the forfeit of seat {forfeit.seat} is not the seat to move where its moves end")
+    elif not replayed.is_over:
+        raise bad(f"game {index}: its moves stop before the end of the game and it records no forfeit")
+    if game["scores"] != list(replayed.scores):
+        raise bad(f"game {index}: recorded scores {game['scores']} differ from the scores its moves reach "
+                  f"{list(replayed.scores)}")
+    if game["ranks"] != list(competition_ranks(replayed.scores, None if forfeit is None else forfeit.seat)):
+        raise bad(f"game {index}: recorded ranks {game['ranks']} do not follow from its scores")
+    if sum(game["decisions"]) != len(record.actions):
+        raise bad(f"game {index}: {sum(game['decisions'])} decisions recorded for {len(record.actions)} moves")
+    return game
 
 
-def _prepare(out: Path, settings: Settings, resume: bool) -> list[dict[str, Any]]:
-    """Check ``out`` against ``settings``; the finished games to keep (rewritten whole)."""
-    out.mkdir(parents=True, exist_ok=True)
-    stored = out / SETTINGS_FILE
-    wanted = json.loads(json.dumps(asdict(settings)))
-    games = load_games(out)
-    if stored.exists() and games:
+def _read_settings(out: Path) -> dict[str, Any]:
+    path = out / SETTINGS_FILE
+    try:
+        with path.open(encoding="utf-8") as f:
+            data = json.load(f, parse_constant=_no_constant)
+    except FileNotFoundError:
+        raise TournamentError(f"{out}: holds games but no {SETTINGS_FILE}, so its settings cannot be checked; "
+                              "start the tournament in a new directory") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise TournamentError(f"{path}: unreadable or damaged ({e}); start the tournament in a new directory") from None
+    if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
+        raise TournamentError(f"{path}: not a tournament's settings")
+    return data
+
+
+def _settings_of(out: Path) -> Settings:
+    data = _read_settings(out)
+    try:
+        settings = Settings.from_dict(data)
+        settings.check()
+    except (TypeError, ValueError) as e:
+        raise TournamentError(f"{out / SETTINGS_FILE}: bad settings: {e}") from None
+    return settings
+
+
+def iter_games(out: Path, settings: Settings | None = None) -> Iterator[dict[str, Any]]:
+    """The games of ``out/games.jsonl`` in file order, read line by line, each checked by
+    :func:`verify_game` against ``settings`` (default: ``out/tournament.json``, which must exist).
+    A last line cut short by a kill is skipped; any other bad line or a repeated index is an error
+    naming the line."""
+    path = Path(out) / GAMES_FILE
+    if not path.exists():
+        return
+    settings = settings if settings is not None else _settings_of(Path(out))
+    fixtures = {f.index: f for f in settings.fixtures()}
+    seen: dict[int, int] = {}
+    with path.open("rb") as lines:
+        previous: tuple[int, bytes] | None = None
+        for number, raw in enumerate(lines, 1):
+            if previous is not None:
+                yield _parse(path, *previous, settings, fixtures, seen)
+            previous = (number, raw)
+        if previous is not None:
+            number, raw = previous
+            if raw.endswith(b"\n"):
+                yield _parse(path, number, raw, settings, fixtures, seen)
+            else:  # the last line without its newline: whole, or cut short by a kill
+                try:
+                    json.loads(raw)
+                except ValueError:
+                    return
+                yield _parse(path, number, raw, settings, fixtures, seen)
+
+
+def _parse(path: Path, number: int, raw: bytes, settings: Settings, fixtures: dict[int, Fixture],
+           seen: dict[int, int]) -> dict[str, Any]:
+    where = f"{path}, line {number}"
+    try:
+        game = json.loads(raw, parse_constant=_no_constant)
+    except ValueError as e:
+        raise TournamentError(f"{where}: not JSON ({e})") from None
+    game = verify_game(game, settings, fixtures, where)
+    if game["index"] in seen:
+        raise TournamentError(f"{where}: game {game['index']} was already recorded on line {seen[game['index']]}")
+    seen[game["index"]] = number
+    return game
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def find_game(path: Path, index: int | None) -> dict[str, Any] | None:
+    """The game with ``index`` of a tournament's ``games.jsonl`` at ``path``, read line by line (memory:
+    one line), checked like every line read back: against ``tournament.json`` next to it when there
+    is one, else by replaying its moves to its scores. None when ``path`` holds no JSON lines of games
+    (a single game document); :class:`TournamentError` naming the line for a bad or missing game."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            first = f.readline()
+    except OSError:
+        return None
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return None
+    if not (isinstance(head, dict) and "record" in head and "index" in head):
+        return None
+    # a games file without its tournament: what can be checked is that its moves reach its scores
+    beside = (path.parent / SETTINGS_FILE).exists() and path.name == GAMES_FILE
+    settings = _settings_of(path.parent) if beside else None
+    found: dict[str, Any] | None = None
+    count = 0
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            if not raw.strip():
+                continue
+            try:
+                game = json.loads(raw, parse_constant=_no_constant)
+            except ValueError:
+                if raw.endswith(b"\n"):
+                    raise TournamentError(f"{path}, line {number}: not JSON") from None
+                break  # the last line, cut short by a kill
+            count += 1
+            if not isinstance(game, dict) or not _int(game.get("index")):
+                raise TournamentError(f"{path}, line {number}: not a game (expected a JSON object with an index)")
+            if index is None and count > 1:
+                raise TournamentError(f"{path}: holds several games: choose one with --game INDEX")
+            if index is None or game.get("index") == index:
+                found = _check_alone(game, settings, f"{path}, line {number}")
+                if index is not None:
+                    break
+    if found is None:
+        raise TournamentError(f"{path}: no game with index {index}")
+    return found
+
+
+def _check_alone(game: dict[str, Any], settings: Settings | None, where: str) -> dict[str, Any]:
+    if settings is not None:
+        return verify_game(game, settings, {f.index: f for f in settings.fixtures()}, where)
+    try:
+        record = GameRecord.from_dict(game["record"])
+        config = record.config
+        seats = list(game["seats"])
+        n = len(seats)
+        fixtures = {game["index"]: Fixture(game["index"], game["group"], game["seed"], tuple(seats))}
+    except Exception as e:
+        raise TournamentError(f"{where}: not a game ({type(e).__name__}: {e})") from None
+    if n != config.players:
+        raise TournamentError(f"{where}: {n} seats for a {config.players}-player game")
+    alone = Settings(agents=tuple(dict.fromkeys(seats)), seeds=1, first_seed=0, config=config.to_dict())
+    return verify_game(game, alone, fixtures, where)
+
+
+def load_games(out: Path, settings: Settings | None = None) -> list[dict[str, Any]]:
+    """Every game of ``games.jsonl``, checked (:func:`iter_games`), by game index."""
+    return sorted(iter_games(out, settings), key=lambda g: int(g["index"]))
+
+
+# ------------------------------------------------------------------------------ the run
+def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: bool) -> list[dict[str, Any]]:
+    """Check ``out`` against ``settings``; the finished games to keep (rewritten whole, atomically)."""
+    games_path = out / GAMES_FILE
+    wanted = settings.to_json()
+    files = agent_files(settings.agents)
+    has_games = games_path.exists() and games_path.stat().st_size > 0
+    games: list[dict[str, Any]] = []
+    if has_games:
         if not resume:
             raise TournamentError(f"--out {out} already holds games; pass --resume to continue it or choose "
                                   "another directory")
-        previous = json.loads(stored.read_text())
-        if previous != wanted:
-            changed = sorted(k for k in wanted if previous.get(k) != wanted[k])
+        previous = _read_settings(out)
+        defaults = Settings(agents=()).to_json()
+        changed = sorted(k for k in wanted if previous.get(k, defaults.get(k)) != wanted[k])
+        if changed:
             raise TournamentError(f"--resume: {out} holds a tournament with other settings ({', '.join(changed)})")
-    stored.write_text(json.dumps(wanted, indent=1) + "\n")
-    tmp = out / (GAMES_FILE + ".tmp")
-    tmp.write_text("".join(json.dumps(g, separators=(",", ":")) + "\n" for g in games))
-    os.replace(tmp, out / GAMES_FILE)
+        recorded: dict[str, str] = previous.get("agent_files") or {}
+        differ = sorted(p for p, digest in recorded.items() if files.get(p) != digest)
+        if differ and not allow_changed_agents:
+            raise TournamentError(f"--resume: agent files changed since the tournament started: {', '.join(differ)}; "
+                                  "its finished games were played by the old ones (pass --allow-changed-agents to "
+                                  "continue anyway)")
+        games = load_games(out, settings)
+    atomic_write_text(out / SETTINGS_FILE, dumps({**wanted, "agent_files": files}, indent=1) + "\n")
+    atomic_write_text(games_path, "".join(dumps(g, separators=(",", ":")) + "\n" for g in games))
     return games
 
 
 def run(
     settings: Settings, out: Path, workers: int | None = 1, resume: bool = False, progress: bool = True,
-    backend: Backend | None = None,
+    backend: Backend | None = None, *, on_error: str = "forfeit", allow_changed_agents: bool = False,
 ) -> Sprt | None:
     """Play every unfinished game of ``settings`` into ``out`` on ``backend`` (default: processes);
-    the final SPRT state if one was asked."""
+    the final SPRT state if one was asked. Holds ``out``'s lock for the run (module docstring).
+    ``on_error``: ``forfeit`` (a failing agent loses its game) or ``stop`` (the run stops, naming the
+    game and seat); ``allow_changed_agents``: resume although an agent file changed."""
     settings.check()
+    if on_error not in ON_ERROR:
+        raise TournamentError(f"on_error: must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    out = Path(out)
+    try:
+        lock = RunLock(out, "tournament").acquire()
+    except LockError as e:
+        raise TournamentError(str(e)) from None
+    try:
+        return _run(settings, out, workers, resume, progress, backend, on_error, allow_changed_agents)
+    finally:
+        lock.release()
+
+
+def _run(settings: Settings, out: Path, workers: int | None, resume: bool, progress: bool, backend: Backend | None,
+         on_error: str, allow_changed_agents: bool) -> Sprt | None:
     fixtures = settings.fixtures()
-    games = _prepare(out, settings, resume)
+    games = _prepare(out, settings, resume, allow_changed_agents)
     finished = {g["index"] for g in games}
     todo = [f for f in fixtures if f.index not in finished]
     candidate = settings.agents[0]
     pair_scores: dict[int, list[float]] = {}
     penta = [0] * 5
     for g in games:
-        _count_pair(pair_scores, penta, g["group"], g["seats"], g["scores"], candidate)
+        _count_pair(pair_scores, penta, g["group"], g["seats"], g["ranks"], candidate)
     state = sprt(penta, *settings.sprt) if settings.sprt else None
     if state is not None and state.decision:
         return state
     with (out / GAMES_FILE).open("a") as sink:
-        stream = play_fixtures(settings.game_config, todo, workers, progress, len(finished), backend)
+        stream = play_fixtures(settings.game_config, todo, workers, progress, len(finished), backend,
+                               on_error=on_error, move_time_limit=settings.move_time_limit)
         for f, result in stream:
             line = {"index": f.index, "group": f.group, **result.to_dict()}
-            sink.write(json.dumps(line, separators=(",", ":")) + "\n")
+            sink.write(dumps(line, separators=(",", ":")) + "\n")
             sink.flush()
-            if settings.sprt and _count_pair(pair_scores, penta, f.group, result.seats, result.scores, candidate):
+            if settings.sprt and _count_pair(pair_scores, penta, f.group, result.seats, result.ranks, candidate):
                 state = sprt(penta, *settings.sprt)
                 if state.decision:
                     stream.close()
@@ -165,14 +466,15 @@ def run(
 
 
 def _count_pair(
-    pair_scores: dict[int, list[float]], penta: list[int], group: int, seats: Sequence[str], scores: Sequence[int],
+    pair_scores: dict[int, list[float]], penta: list[int], group: int, seats: Sequence[str], ranks: Sequence[int],
     candidate: str,
 ) -> bool:
-    """Add the candidate's game score to its pair; True when that completes a seat-swapped pair."""
-    mine = scores[list(seats).index(candidate)]
-    other = max(s for seat, s in zip(seats, scores, strict=True) if seat != candidate)
+    """Add the candidate's game result (from the ranks: a forfeit ranks last) to its pair; True when
+    that completes a seat-swapped pair."""
+    mine = ranks[list(seats).index(candidate)]
+    other = min(r for seat, r in zip(seats, ranks, strict=True) if seat != candidate)
     pair = pair_scores.setdefault(group, [])
-    pair.append(1.0 if mine > other else 0.5 if mine == other else 0.0)
+    pair.append(1.0 if mine < other else 0.5 if mine == other else 0.0)
     if len(pair) == 2:
         penta[round(2 * sum(pair))] += 1
         return True

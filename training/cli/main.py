@@ -12,10 +12,11 @@ import math
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from carcassonne_env.play import PlayError
 from training.arena.backends import BACKENDS, Backend, make_backend
@@ -69,6 +70,54 @@ def _positive(text: str) -> int:
     return value
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """A finite number of seconds ≥ 0 (``nan``, ``inf`` and negatives are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds ≥ 0, got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _suffixed(*suffixes: str) -> Callable[[str], Path]:
+    def parse(text: str) -> Path:
+        if Path(text).suffix.lower() not in suffixes:
+            raise argparse.ArgumentTypeError(f"expected a {' or '.join(suffixes)} file name, got {text!r}")
+        return Path(text)
+    return parse
+
+
+def _add_faults(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--on-error", choices=("forfeit", "stop"), default="forfeit",
+                   help="an agent that raises, exits, chooses an illegal action or exceeds --move-time-limit: "
+                        "forfeit loses it that game and the tournament goes on (default); stop ends the run with "
+                        "the error (for debugging)")
+    p.add_argument("--move-time-limit", type=_positive_seconds, metavar="SECONDS",
+                   help="seconds an agent may take per decision; the agents then run in a child process per game "
+                        "that is stopped when one takes longer, and that agent forfeits (default: no limit)")
+    p.add_argument("--allow-changed-agents", action="store_true",
+                   help="--resume although an agent or model file named in a SPEC changed since the start")
+
+
 def _add_variant(p: argparse.ArgumentParser) -> None:
     p.add_argument("--expansions", default=_DEFAULT_EXPANSIONS,
                    help=f"comma-separated expansions: tower, black_tower, watchtowers or '' for the base game "
@@ -108,14 +157,15 @@ def _parser() -> argparse.ArgumentParser:
                                       "terminal, or in the browser with --web (docs/play.md).")
     play.add_argument("specs", nargs="*", metavar="SPEC",
                       help=f"2–6 seats in order: human or an agent; {_SPEC_HELP}")
-    play.add_argument("--seed", type=int, default=0, help="game seed: the tile order (default 0)")
+    play.add_argument("--seed", type=_non_negative, default=0, help="game seed: the tile order (default 0)")
     _add_variant(play)
-    play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each turn (default 0)")
+    play.add_argument("--delay", type=_seconds, default=0.0, help="seconds to wait after each turn (default 0)")
     play.add_argument("--frames", type=Path, metavar="DIR",
                       help="also write one PNG per turn to DIR (the env's rgb_array picture)")
-    play.add_argument("--html", type=Path, metavar="FILE",
+    play.add_argument("--html", type=_suffixed(".html", ".htm"), metavar="FILE",
                       help="also write the game's replay page to FILE (one self-contained HTML file)")
-    play.add_argument("--gif", type=Path, metavar="FILE", help="also write an animated GIF of the game to FILE, "
+    play.add_argument("--gif", type=_suffixed(".gif"), metavar="FILE",
+                      help="also write an animated GIF of the game to FILE, "
                       "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
     play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
@@ -150,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
     count.add_argument("--seeds", type=_positive, help="tile orders per table; each is played in every seat "
                        "rotation, so a table plays --players × --seeds games (default 10)")
     count.add_argument("--games", type=_positive, help="games per table, rounded up to a multiple of --players")
-    tour.add_argument("--first-seed", type=int, default=0, help="the first tile-order seed (default 0)")
+    tour.add_argument("--first-seed", type=_non_negative, default=0, help="the first tile-order seed (default 0)")
     _add_backend(tour)
     tour.add_argument("--out", type=Path, default=Path("runs/tournament"),
                       help="output directory (default runs/tournament)")
@@ -161,6 +211,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="stop a 2-agent, 2-player match when the SPRT of H0: Elo = ELO0 against H1: Elo = "
                            "ELO1 (first SPEC's view) decides at error rates ALPHA, BETA, e.g. 0,10,0.05,0.05")
     _add_variant(tour)
+    _add_faults(tour)
     tour.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
 
@@ -176,6 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_backend(ev)
     ev.add_argument("--out", type=Path, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
+    _add_faults(ev)
     ev.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
 
@@ -204,6 +256,11 @@ def _play(args: argparse.Namespace) -> None:
         return
     config = _config(args, len(args.specs))
     agents = [make_agent(spec, seed=agent_seed(args.seed, s)) for s, spec in enumerate(args.specs)]
+    for agent, spec in zip(agents, args.specs, strict=True):
+        try:
+            check_fits(agent, config, spec)
+        except ValueError as e:
+            raise AgentSpecError(str(e)) from None
     game = Game(config, seed=args.seed)
     encoder = None
     if args.frames is not None:
@@ -244,8 +301,13 @@ def _play(args: argparse.Namespace) -> None:
 
 def _replay(args: argparse.Namespace) -> None:
     from carcassonne_env.viewer import RecordError, load_document, write_replay_html
+    from training.arena.tournament import find_game
 
-    document = load_document(args.record, game=args.game)  # its errors name the file
+    # a tournament's games.jsonl is read line by line and the game checked (its moves must reach its
+    # recorded scores); any other file is one game document
+    document = find_game(args.record, args.game)
+    if document is None:
+        document = load_document(args.record, game=args.game)  # its errors name the file
     try:
         path = write_replay_html(document, args.out, title=args.title)
     except RecordError as e:
@@ -259,12 +321,18 @@ def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, playe
     from training.arena.tournament import Settings, load_games, run
 
     for spec in dict.fromkeys(specs):
-        make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+        agent = make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+        try:
+            check_fits(agent, config, spec)
+        except ValueError as e:
+            raise AgentSpecError(str(e)) from None
     settings = Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
-                        config=config.to_dict(), sprt=getattr(args, "sprt", None))
-    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress, backend=_backend(args))
+                        config=config.to_dict(), sprt=getattr(args, "sprt", None),
+                        move_time_limit=args.move_time_limit)
+    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress, backend=_backend(args),
+                on_error=args.on_error, allow_changed_agents=args.allow_changed_agents)
     anchor = anchor or ("random" if "random" in specs else specs[0])
-    report = build_report(settings, load_games(args.out), anchor, state)
+    report = build_report(settings, load_games(args.out, settings), anchor, state)
     print_report(report)
     for path in write_report(report, args.out, settings):
         print(f"wrote {path}")
@@ -274,6 +342,7 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
     if args.target in ("engine", "env"):
         from carcassonne_env import bench
 
+        _check_bench_numbers(rest)
         bench.main([args.target, *rest, *(["--games", str(args.games)] if args.games else [])])
         return
     if rest:
@@ -293,6 +362,23 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
             print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): {steady:.2f} games/s after "
                   f"the first game, {games / (finished[-1] - start):.2f} games/s with start-up ({games} games, "
                   "2-player tower variant)")
+
+
+def _check_bench_numbers(rest: Sequence[str]) -> None:
+    """The integer options passed through to carcassonne_env.bench, checked here: --seed ≥ 0, the
+    counts ≥ 1 (``--players`` is checked by the game's configuration)."""
+    items = list(rest)
+    for i, item in enumerate(items):
+        name, _, value = item.partition("=")
+        if name not in ("--seed", "--tiles", "--games"):
+            continue
+        value = value if "=" in item else (items[i + 1] if i + 1 < len(items) else "")
+        try:
+            number = int(value)
+        except ValueError:
+            raise ScheduleError(f"{name}: expected an integer, got {value!r}") from None
+        if number < (0 if name == "--seed" else 1):
+            raise ScheduleError(f"{name}: expected an integer ≥ {0 if name == '--seed' else 1}, got {value!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,6 +24,12 @@ What happens, in order:
    promoted into the pool.
 4. **Checkpoints** every ``checkpoint_every`` steps (``checkpoint.zip`` + ``state.json``);
    ``--resume`` continues from them with the same step count, pool and evaluation history.
+   Invariants: a checkpoint is written to temporary files and moved into place, the previous one
+   kept as ``checkpoint.prev.zip`` + ``state.prev.json``; ``state.json`` holds the SHA-256 of its
+   zip, and a resume takes the newest (zip, state) pair whose hash matches, so a kill at any moment
+   leaves a resumable run. A resume refuses a run-defining setting given on its command line with
+   another value than the run's (``--players``, ``--seed``, ``--learning-rate`` ...). One run at a
+   time per ``--out`` (a lock, :class:`training.arena.storage.RunLock`).
    The final model is ``final.zip`` (agent spec ``ppo:OUT/final.zip``) and ``learning_curve.png``
    plots the evaluations.
 """
@@ -31,10 +37,15 @@ What happens, in order:
 from __future__ import annotations
 
 import csv
+import io
 import json
+import math
+import os
 import re
+import shutil
 import time
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +55,7 @@ import numpy as np
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
+from training.arena.storage import LockError, RunLock, atomic_path, atomic_write_text, dumps, file_sha256
 from training.sb3.pool import OpponentPool
 from training.sb3.threads import free_cores
 
@@ -127,6 +139,46 @@ class Settings:
     progress: bool = True
     """Show progress bars."""
 
+    def check(self) -> None:
+        """Raise SystemExit naming the flag for a value no run can use."""
+        def need(ok: bool, flag: str, what: str) -> None:
+            if not ok:
+                raise SystemExit(f"--{flag.replace('_', '-')}: {what}, got {getattr(self, flag)!r}")
+
+        for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "channels", "blocks", "eval_seeds",
+                     "eval_workers", "imitation_epochs", "imitation_workers", "max_snapshots"):
+            need(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer")
+        for name in ("seed", "total_steps", "imitation_decisions", "eval_every", "threads"):
+            need(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0")
+        need(_is_int(self.checkpoint_every) and self.checkpoint_every >= 1, "checkpoint_every",
+             "must be a positive integer")
+        need(2 <= self.players <= 6, "players", "must be 2–6 (R3)")
+        for name in ("learning_rate", "imitation_learning_rate", "clip_range"):
+            need(_finite(getattr(self, name)) and getattr(self, name) > 0, name, "must be a finite number > 0")
+        for name in ("gamma", "gae_lambda"):
+            need(_finite(getattr(self, name)) and 0 < getattr(self, name) <= 1, name, "must be in (0, 1]")
+        for name in ("ent_coef", "shaping", "max_minutes"):
+            need(_finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0")
+        for name in ("snapshot_share", "promotion_margin"):
+            need(_finite(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "must be in [0, 1]")
+        need(len(self.fixed_opponents) >= 1, "fixed_opponents", "needs at least one agent spec")
+        need(len(self.fixed_weights) == len(self.fixed_opponents) and all(
+            _finite(w) and w > 0 for w in self.fixed_weights), "fixed_weights",
+            f"needs one positive weight per fixed opponent ({len(self.fixed_opponents)})")
+        need(len(self.eval_opponents) >= 1, "eval_opponents", "needs at least one agent spec")
+        for name in ("fixed_opponents", "eval_opponents"):
+            for spec in getattr(self, name):
+                try:
+                    make_agent(spec, seed=0)
+                except AgentSpecError as e:
+                    raise SystemExit(f"--{name.replace('_', '-')}: {e}") from None
+        from carcassonne_env.engine import ConfigError, GameConfig
+
+        try:
+            GameConfig(players=self.players, expansions=self.expansions)
+        except (ConfigError, ValueError) as e:
+            raise SystemExit(f"--players/--expansions: {e}") from None
+
     def env_kwargs(self) -> dict[str, Any]:
         return {"players": self.players, "expansions": self.expansions, "shaping": self.shaping,
                 "shaping_scores": self.shaping_scores}
@@ -149,6 +201,95 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 }
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# ------------------------------------------------------------------------------------------ checkpoints
+CHECKPOINT, PREVIOUS = ("checkpoint.zip", "state.json"), ("checkpoint.prev.zip", "state.prev.json")
+_PENDING = (".checkpoint.pending.zip", ".state.pending.json")
+
+
+def save_checkpoint(out: Path, save_model: Callable[[Path], None], state: dict[str, Any]) -> None:
+    """Write a checkpoint (``save_model(path)`` writes the zip; ``state`` the JSON next to it) so that a
+    kill at any moment leaves a loadable one (module docstring): both go to pending files first,
+    ``state`` gets the zip's SHA-256, the current pair becomes the previous one, the pending pair
+    becomes the current one — each step one ``os.replace``."""
+    zip_tmp, state_tmp = (out / name for name in _PENDING)
+    save_model(zip_tmp)
+    with zip_tmp.open("rb+") as f:
+        os.fsync(f.fileno())
+    state = {**state, "checkpoint_sha256": file_sha256(zip_tmp)}
+    atomic_write_text(state_tmp, dumps(state, indent=1))
+    for now, before in zip(CHECKPOINT, PREVIOUS, strict=True):
+        if (out / now).exists():
+            os.replace(out / now, out / before)
+    os.replace(zip_tmp, out / CHECKPOINT[0])
+    os.replace(state_tmp, out / CHECKPOINT[1])
+
+
+def find_checkpoint(out: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The newest (zip, state) pair of ``out`` whose state names the zip's SHA-256 (any of the current,
+    previous and pending files); a state saved before hashes pairs with ``checkpoint.zip`` when that
+    is a whole zip. None when there is none."""
+    zips = [out / name for name in (CHECKPOINT[0], PREVIOUS[0], _PENDING[0]) if (out / name).is_file()]
+    digests = {file_sha256(z): z for z in zips}
+    found: list[tuple[int, Path, dict[str, Any]]] = []
+    for name in (CHECKPOINT[1], PREVIOUS[1], _PENDING[1]):
+        try:
+            state = json.loads((out / name).read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(state, dict):
+            continue
+        digest = state.get("checkpoint_sha256")
+        if digest is None and name == CHECKPOINT[1] and (out / CHECKPOINT[0]).is_file() \
+                and zipfile.is_zipfile(out / CHECKPOINT[0]):
+            found.append((int(state.get("num_timesteps", 0)), out / CHECKPOINT[0], state))
+        elif digest in digests:
+            found.append((int(state.get("num_timesteps", 0)), digests[digest], state))
+    if not found:
+        return None
+    _, path, state = max(found, key=lambda t: t[0])
+    return path, state
+
+
+def _save_model(model: Any, path: Path, exclude: Iterable[str]) -> None:
+    """``model.save`` into ``path`` atomically (through memory, then a temporary file)."""
+    buffer = io.BytesIO()
+    model.save(buffer, exclude=list(exclude))
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(buffer.getvalue())
+
+
+#: Settings that define a run: a resume refuses them with another value on its command line, and
+#: takes the saved value for those not given.
+_HYPERPARAMETERS = ("learning_rate", "n_epochs", "ent_coef", "clip_range", "gae_lambda", "channels", "blocks",
+                    "prior_temperature", "fixed_opponents", "fixed_weights", "snapshot_share", "initial_best",
+                    "promotion_margin", "max_snapshots")
+
+
+def _resumed(s: Settings, saved: dict[str, Any], given: set[str] | None) -> Settings:
+    """``s`` with the saved run's value of every run-defining setting; SystemExit naming the first one
+    given (in ``given``, every one when None) with another value."""
+    now = json.loads(json.dumps(asdict(s)))
+    defaults = json.loads(json.dumps(asdict(Settings())))
+    taken: dict[str, Any] = {}
+    for name in (*_RUN_DEFINING, *_HYPERPARAMETERS):
+        before = saved.get(name, defaults[name])  # a setting the saved run predates has its default
+        if (given is None or name in given) and now[name] != before:
+            raise SystemExit(f"--resume: --{name.replace('_', '-')} {now[name]!r} differs from the run's {before!r}; "
+                             "a resumed run keeps the settings it started with (drop the flag, or start a new "
+                             "run in another --out)")
+        field_default = getattr(Settings(), name)
+        taken[name] = tuple(before) if isinstance(field_default, tuple) else before
+    return replace(s, **taken)
+
+
 # ------------------------------------------------------------------------------------------ opponents
 class SpecOpponent:
     """An engine-level opponent built from its agent spec on first use, in whichever process plays
@@ -169,8 +310,23 @@ class SpecOpponent:
 
 
 # ------------------------------------------------------------------------------------------ the run
-def train(s: Settings) -> Path:
-    """Run (or resume) the self-play training described by ``s``; returns the final model's path."""
+def train(s: Settings, given: set[str] | None = None) -> Path:
+    """Run (or resume) the self-play training described by ``s``; returns the final model's path.
+    ``given``: the settings named on the command line (a resume checks those against the run's;
+    None: all of them)."""
+    s.check()
+    out = Path(s.out)
+    try:
+        lock = RunLock(out, "training run").acquire()
+    except LockError as e:
+        raise SystemExit(str(e)) from None
+    try:
+        return _train(s, given)
+    finally:
+        lock.release()
+
+
+def _train(s: Settings, given: set[str] | None) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -187,15 +343,14 @@ def train(s: Settings) -> Path:
 
     started = time.time()
     out = Path(s.out)
-    state_path = out / "state.json"
-    checkpoint = out / "checkpoint.zip"
+    found = find_checkpoint(out) if out.is_dir() else None
     if s.resume:
-        if not (state_path.exists() and checkpoint.exists()):
-            raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json)")
-        saved = json.loads(state_path.read_text())
-        # a setting the saved run predates has its default (runs saved before ``prior`` had none)
-        s = replace(s, **{k: saved["settings"].get(k, getattr(Settings(), k)) for k in _RUN_DEFINING})
-    elif checkpoint.exists():
+        if found is None:
+            raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json whose "
+                             "checksum matches)")
+        checkpoint, saved = found
+        s = _resumed(s, saved["settings"], given)
+    elif found is not None or (out / CHECKPOINT[0]).exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     if s.imitation_decisions:
         try:
@@ -255,16 +410,15 @@ def train(s: Settings) -> Path:
             _warm_start(model, s, out)
 
     def save_state() -> None:
-        model.save(checkpoint, exclude=NOT_SAVED)
-        state_path.write_text(json.dumps({
+        save_checkpoint(out, lambda path: model.save(path, exclude=NOT_SAVED), {
             "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations, "curve": curve,
             "rng": rng.bit_generator.state, "num_timesteps": model.num_timesteps,
-        }, indent=1))
+        })
 
     def evaluate() -> None:
         snapshot = out / "snapshots" / f"{model.num_timesteps:09d}.zip"
         snapshot.parent.mkdir(exist_ok=True)
-        model.save(snapshot, exclude=NOT_SAVED)
+        _save_model(model, snapshot, NOT_SAVED)
         spec = f"ppo:{snapshot}"
         opponents = list(dict.fromkeys([*s.eval_opponents, pool.best]))
         results = _gauntlet(spec, opponents, s, out / "evaluations" / snapshot.stem)
@@ -326,7 +480,7 @@ def train(s: Settings) -> Path:
         model.logger.dump(model.num_timesteps)  # learn() dumps its own; this one comes after it
     save_state()
     final = out / "final.zip"
-    model.save(final, exclude=NOT_SAVED)
+    _save_model(model, final, NOT_SAVED)
     _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
     venv.close()
     return final
@@ -370,7 +524,7 @@ def _warm_start(model: Any, s: Settings, out: Path) -> None:
                             progress=bar.update)
     history = clone_behaviour(model.policy, demos, epochs=s.imitation_epochs, batch_size=s.batch_size,
                               learning_rate=s.imitation_learning_rate, seed=s.seed)
-    (out / "imitation.json").write_text(json.dumps({"decisions": len(demos), "epochs": history}, indent=1))
+    atomic_write_text(out / "imitation.json", dumps({"decisions": len(demos), "epochs": history}, indent=1))
     for epoch, h in enumerate(history):
         print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with the teacher {h['accuracy']:.1%}")
 
@@ -386,6 +540,8 @@ def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, 
 
     settings = TournamentSettings(agents=(spec, *field), mode="gauntlet", seeds=s.eval_seeds, first_seed=10**6,
                                   config=GameConfig.from_dict(config).to_dict())
+    if out.exists():  # left by a run killed during this evaluation: its snapshot was overwritten since
+        shutil.rmtree(out)
     run(settings, out, workers=s.eval_workers, progress=s.progress)
     h2h = head_to_heads(load_games(out), [spec, *field])
     return {opponent: pair_stats(h2h, spec, opponent) for opponent in field}
@@ -393,7 +549,7 @@ def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, 
 
 def _write_evaluations(rows: list[dict[str, Any]], out: Path) -> None:
     keys = list(dict.fromkeys(k for row in rows for k in row))
-    with (out / "evaluations.csv").open("w", newline="") as f:
+    with atomic_path(out / "evaluations.csv") as tmp, tmp.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=keys)
         writer.writeheader()
         writer.writerows(rows)
@@ -425,18 +581,23 @@ def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]]
     right.set_title("Evaluation on paired seeds")
     right.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo") -> None:
     """``carcassonne train ppo`` (:mod:`training.cli.train`): parse ``argv`` (a preset, then overrides)
     and train."""
+    import sys
+
     import tyro
 
+    argv = sys.argv[1:] if argv is None else list(argv)
     settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
                                                   description=__doc__.split("\n\n")[0])
+    given = {a[2:].split("=")[0].replace("-", "_").removeprefix("no_") for a in (argv or []) if a.startswith("--")}
     start = time.time()
-    final = train(settings)
+    final = train(settings, given)
     print(f"trained in {time.time() - start:.0f} s: {final} (agent spec ppo:{final})")
 
 

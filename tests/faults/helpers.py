@@ -1,0 +1,44 @@
+"""Shared helpers of the fault suite: run the CLI in this process, tiny tournaments, bad agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from carcassonne_env.engine import GameConfig
+from training.arena.tournament import Settings
+from training.cli.main import main
+
+AGENTS = str(Path(__file__).with_name("bad_agents.py"))
+BASE_2P = GameConfig(players=2).to_dict()
+
+
+def bad(name: str) -> str:
+    """The spec of an agent of bad_agents.py."""
+    return f"{AGENTS}:{name}"
+
+
+def tiny(seeds: int = 2, *agents: str, **kwargs: object) -> Settings:
+    """A quick tournament: random against the first-legal-action agent on the base game."""
+    return Settings(agents=agents or ("random", bad("First")), seeds=seeds, config=BASE_2P, **kwargs)  # type: ignore[arg-type]
+
+
+def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``carcassonne ARGV`` in this process: (exit status, stderr)."""
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse
+        code = e.code if isinstance(e.code, int) else 1
+    return code, capsys.readouterr().err
+
+
+def assert_clear_error(code: int, err: str, *needles: str) -> None:
+    """A refusal: non-zero status, no traceback, a last line ``...: error: ...`` naming each needle
+    (argparse prints its usage above it)."""
+    assert code != 0, f"accepted silently: {err}"
+    assert "Traceback" not in err, err
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    assert "error" in last, err
+    for needle in needles:
+        assert needle in last, err
