@@ -232,10 +232,10 @@ class GameSetup:
         g._tile = None if tile is None else catalogue[tile]
         g._history = list(history)
         g._start_position = start_position
-        if phase in (Phase.ACTION, Phase.CAPTURE):
+        if phase in (Phase.ACTION, Phase.DECISION):
             g._completed = g._completions(len(g._tile_pos) - 1)
-        if phase is Phase.CAPTURE:
-            g._decision_owner = g._action_owner[ActionKind.CAPTURE]
+        if phase is Phase.DECISION:  # the last action opened the decision: its owner answers it
+            g._decision_owner = g._action_owner[g._history[-1].kind]
         self._game = None
         return g
 
@@ -338,7 +338,7 @@ class Game:
         self._assemble_expansions()
         self._ext: dict[str, ExpansionState] = {}
         for e in self._expansions:
-            state = e.new_state(self)
+            state = e.new_state(self._ext)
             if state is not None:
                 self._ext[e.name] = state
 
@@ -392,7 +392,7 @@ class Game:
     @property
     def placed_position(self) -> tuple[int, int] | None:
         """Where this turn's tile went, during T3/T4; None otherwise."""
-        if self._phase in (Phase.ACTION, Phase.CAPTURE):
+        if self._phase in (Phase.ACTION, Phase.DECISION):
             return unpack(self._tile_pos[-1])
         return None
 
@@ -647,9 +647,9 @@ class Game:
         return owner
 
     def open_decision(self, expansion: Expansion) -> None:
-        """Open the T4 decision (``Phase.CAPTURE``): its legal actions come from
+        """Open the T4 decision (``Phase.DECISION``): its legal actions come from
         ``expansion.decision_actions`` and its answer goes to ``expansion.apply``."""
-        self._phase = Phase.CAPTURE
+        self._phase = Phase.DECISION
         self._decision_owner = expansion
 
     # ------------------------------------------------------------------ decisions
@@ -666,7 +666,7 @@ class Game:
             elif phase is Phase.PLACE:
                 assert self._tile is not None
                 legal = self._placements(self._tile)
-            elif phase is Phase.CAPTURE:
+            elif phase is Phase.DECISION:
                 assert self._decision_owner is not None
                 legal = self._decision_owner.decision_actions(self)
             else:
@@ -712,11 +712,12 @@ class Game:
                         f"{', '.join(self._config.expansions) or 'none'})"
                     )
                 done = owner.apply(self, action)
-        elif phase is Phase.CAPTURE:
-            if kind != ActionKind.CAPTURE and kind != ActionKind.NO_CAPTURE:
-                raise IllegalActionError(f"{action}: the current decision is CAPTURE (T4)")
-            assert self._decision_owner is not None
-            self._decision_owner.apply(self, action)
+        elif phase is Phase.DECISION:
+            owner = self._decision_owner
+            assert owner is not None
+            if kind not in owner.decision_kinds:
+                raise IllegalActionError(f"{action}: the current decision is {phase.name} (T4)")
+            owner.apply(self, action)
             self._decision_owner = None
             done = True
         else:
