@@ -135,13 +135,13 @@ class GameSetup:
         return self._game
 
     def expansion_state(self, name: str) -> Any:
-        """The state of an enabled expansion, to set up (e.g. tower floors and prisoners)."""
+        """The state of an enabled expansion, to set up (``Expansion.new_state`` made it)."""
         return self._live().expansion_state(name)
 
     def load_expansion_state(self, name: str, data: dict[str, Any]) -> None:
         """Replace the state of expansion ``name`` by one read from its ``to_dict`` data (loaders).
 
-        Call it after the tiles are put: placing a tile updates the state (tower foundations)."""
+        Call it after the tiles are put: placing a tile may update the state (``on_tile_placed``)."""
         g = self._live()
         state = g.expansion(name).state_from_dict(data)
         if state is not None:
@@ -175,7 +175,8 @@ class GameSetup:
         self.take_follower(player, reason=f"follower at ({x},{y})")
 
     def take_follower(self, player: int, *, reason: str) -> None:
-        """Take a follower out of ``player``'s supply for ``reason`` (a tower top, a prisoner)."""
+        """Take a follower out of ``player``'s supply for ``reason`` (one an expansion keeps off the
+        segments)."""
         g = self._live()
         if g._supply[player] == 0:
             raise PositionError(f"player {player} has no follower left for the {reason} (R2)")
@@ -213,8 +214,9 @@ class GameSetup:
         """For loaders only: return the game in the middle of play, exactly as saved, drawing nothing.
 
         The first ``drawn`` tiles of the pile are gone (placed, ``discarded`` or ``tile``, the one in
-        hand). In ACTION and CAPTURE the last tile put is this turn's: the features it completed
-        score at the end of the turn, and CAPTURE is the decision of the expansion that owns it.
+        hand). In ACTION and DECISION the last tile put is this turn's: the features it completed
+        score at the end of the turn, and DECISION is answered by the expansion whose action, the
+        last of the history, opened it.
         ``start_position`` is the position a built game started from (``Game.start_position``).
         Nothing here is checked against the rules: the loader checks the document before
         (``save_validation.validate_document``) and the game after (``validate_loaded``).
@@ -465,14 +467,14 @@ class Game:
         return tuple(p for p, s in enumerate(self._scores) if s == best)
 
     def expansion(self, name: str) -> Expansion:
-        """The rules object (plug-in) of an enabled expansion, e.g. ``"tower"``."""
+        """The rules object (plug-in) of an enabled expansion, by its registry name."""
         for e in self._expansions:
             if e.name == name:
                 return e
         raise KeyError(f"expansion {name!r} is not enabled in this game")
 
     def expansion_state(self, name: str) -> Any:
-        """The mutable state object of an enabled expansion (e.g. ``"tower"``)."""
+        """The mutable state object of an enabled expansion, by its registry name."""
         try:
             return self._ext[name]
         except KeyError:
@@ -492,7 +494,7 @@ class Game:
         return PlacedTile(x, y, self._tile_type[i], self._tile_rot[i])
 
     def followers(self) -> list[Follower]:
-        """Followers on segments (tower tops are in the tower state)."""
+        """Followers on segments (those an expansion keeps elsewhere are in its state)."""
         out = []
         for node, owner in self._followers.items():
             i = self._node_tile[node]
@@ -501,7 +503,7 @@ class Game:
         return out
 
     def board_figures(self) -> list[tuple[int, int, int]]:
-        """(x, y, owner) of followers that stand on the board but on no segment (tower tops)."""
+        """(x, y, owner) of followers that stand on the board but on no segment (``Expansion.board_figures``)."""
         return [(*unpack(p), o) for source in self._figure_sources for p, o in source(self)]
 
     def feature(self, x: int, y: int, slot: int) -> Feature:
@@ -597,7 +599,7 @@ class Game:
         return self._supply[player]
 
     def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
-        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score; ``reason`` and the
+        """Add ``points`` (negative to pay) to ``player``'s score; ``reason`` and the
         packed position ``pos`` (None: (0, 0)) are what :attr:`score_log` records."""
         self._scores[player] += points
         if self._score_log is not None:
@@ -641,7 +643,7 @@ class Game:
 
     def remove_follower(self, segment: int) -> int:
         """Take the follower off segment id ``segment`` and return its owner; it goes nowhere
-        (the caller puts it into a supply or holds it as a prisoner)."""
+        (the calling hook puts it into a supply or keeps it in its state)."""
         owner = self._followers.pop(segment)
         self._occupants[self._find(segment)] -= 1
         return owner
@@ -1011,8 +1013,8 @@ class Game:
         """Each player's score if the game ended at this moment; the game itself is untouched.
 
         On a copy: the features completed by this turn's tile that have not scored yet score as in
-        T5 (R22–R25, with the watchtower bonus R64; between T2 and T5 this is the turn finished with
-        the choices made so far), then the end-game scoring of R27–R29 applies to every follower
+        T5 (R22–R25, after the expansions' ``before_scoring``, e.g. R64; between T2 and T5 this is
+        the turn finished with the choices made so far), then the end-game scoring of R27–R29 applies to every follower
         left on the board. After the game it is :attr:`scores`. This is the evaluation greedy and
         search agents use.
         """

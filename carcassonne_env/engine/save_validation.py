@@ -2,16 +2,20 @@
 
 ``Game.from_dict`` calls :func:`validate_document` before it rebuilds anything and
 :func:`validate_loaded` on the rebuilt game. A document that breaks a rule raises
-:class:`SaveError`, whose ``field`` names the offending part of the document as a path
-(``tiles[3]``, ``expansions.tower.floors[4]``, ``start_position.followers[0]``) and whose message
-says what is wrong. What is checked:
+:class:`~.save_format.SaveError`, whose ``field`` names the offending part of the document as a
+path (``tiles[3]``, ``expansions.<name>.<key>[4]``, ``start_position.followers[0]``) and whose
+message says what is wrong. This module knows no expansion: each checks its own state through the
+saved-game hooks of :class:`~.expansion.Expansion` (its module docstring says what it checks).
+What is checked here:
 
 =====================  ======================================================================
 part                   invariant
 =====================  ======================================================================
 structure              every key of ``Game.to_dict`` present and no other; ints are ``int``
                        (never ``bool``), tile ids exist and belong to the configured sets;
-                       ``explicit_order`` is true exactly when ``seed`` is None
+                       ``explicit_order`` is true exactly when ``seed`` is None; a state under
+                       ``expansions`` exactly for each enabled expansion that keeps one, parsed
+                       by it (``parse_state``)
 board                  positions distinct and in range, rotations 0–3 (C2); the start tile at
                        (0,0) rotation 0 first (R4); every later tile touches an earlier one and
                        every touching edge matches (R11)
@@ -19,36 +23,35 @@ tiles                  the first ``drawn`` tiles of the pile are the tiles place
                        start, the discarded ones and the tile in hand (R10, R13); a seeded
                        pile plus the start tile is exactly the configured tile sets (R1, R31, R60)
 history                every entry an action of this game's expansions, in turn order (T2–T4:
-                       PLACE, at most one RANSOM, one choice, CAPTURE/NO_CAPTURE only after a
-                       FLOOR); the PLACEs are the placed tiles in order; DEPLOY on that turn's
-                       tile; ``turn`` and ``current_player`` follow the number of turns (T6)
+                       PLACE, at most one prelude, one choice, the answer to a T4 decision only
+                       after a choice that opens one; each expansion gives its actions' roles,
+                       ``turn_role``); the PLACEs are the placed tiles in order; DEPLOY on that
+                       turn's tile; ``turn`` and ``current_player`` follow the number of turns (T6)
 phase                  PLACE holds the last tile drawn and it has a legal placement (R12, R13);
-                       ACTION/CAPTURE hold the tile placed this turn; CAPTURE follows a normal or
-                       black FLOOR and its targets are exactly the followers the tower reaches
-                       (R39–R42, R55); GAME_OVER has an empty pile and no tile (R26)
+                       ACTION/DECISION hold the tile placed this turn; DECISION follows an
+                       opening choice of an expansion that has decisions; GAME_OVER has an
+                       empty pile and no tile (R26)
 followers              on an existing segment, one per segment (R42), put there by a DEPLOY of
                        their owner; none on a road, city or monastery completed before this
-                       turn (R24); supply 0–7 and supply + board + prisoners = 7 (R46)
+                       turn (R24); supply 0–7 and supply + segments + followers the expansions
+                       hold off the segments (``held_followers``) = 7 (R46)
 scores                 one non-negative int per player (R2)
-tower                  state present exactly when the expansion is on; a stack on every
-                       foundation and nowhere else; each stack is the FLOORs played there, white
-                       only on top of a floor (R54, R56); floor supplies are the deal (R32,
-                       R51–R52) minus the floors each player placed; tops only on towers of
-                       h ≥ 1 that are not white (R37), put there by a TOWER_TOP of their owner;
-                       prisoners P[c][o] ≥ 0, P[p][p] = 0, never both P[a][b] and P[b][a] (R46,
-                       R47); ``ransom_turn`` the turn of the last RANSOM; ``pending`` only in T4
+expansions             each expansion's ``check_position`` (every position),
+                       ``check_history`` (its state = its state at the origin plus its actions
+                       of the history) and ``check_loaded`` (on the rebuilt game)
 =====================  ======================================================================
 
 **Built positions.** :class:`~.position.PositionBuilder` sets up rulebook examples that play
-never reaches (RULES.md §8: any tiles, anywhere, holes allowed, any scores and floor supplies).
+never reaches (RULES.md §8: any tiles, anywhere, holes allowed, any scores and expansion states).
 Such a game keeps its build as ``start_position``, and a document with a ``start_position`` is
 checked relative to it: the start position itself (``start_position.…``) only for what holds in
-every position (touching edges match, segments exist, one follower per segment, R46, the tower
-shapes), and everything since — tiles, history, followers, floors — as strictly as a game grown
-from the start tile. A document without ``start_position`` gets every check above.
+every position (touching edges match, segments exist, one follower per segment, R46, each
+expansion's ``check_position``), and everything since — tiles, history, followers, expansion
+states — as strictly as a game grown from the start tile, whose expansion states start as their
+``new_state``. A document without ``start_position`` gets every check above.
 
-Not checked, because only replaying the history would tell: scores, prisoner counts beyond R46
-and R47, which feature a follower joined (R15), and whether a discarded tile really fitted nowhere.
+Not checked, because only replaying the history would tell: scores, which feature a follower joined
+(R15), whether a discarded tile really fitted nowhere, and what the expansions leave unchecked.
 """
 
 from __future__ import annotations

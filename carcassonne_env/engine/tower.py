@@ -18,7 +18,8 @@ R47), ``pending`` only in T4 — and against the history: each stack is the FLOO
 floor supplies are the deal (R32, R51–R52) minus the floors each player placed, tops were put
 there by a TOWER_TOP of their owner (R35), ``ransom_turn`` is the turn of the last RANSOM (R48)
 and the T4 targets are exactly the followers the last FLOOR reaches (R39–R42, R55). Its tops and
-prisoners are the followers it holds off the segments (R46).
+prisoners are the followers it holds off the segments (R46). Not checked: prisoner counts beyond
+R46 and R47, which only replaying the history would tell.
 """
 
 from __future__ import annotations
