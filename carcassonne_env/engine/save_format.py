@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from .actions import Action, ActionKind, Phase
 from .geometry import OFFSET, pack
@@ -156,11 +156,7 @@ class TurnRole(Enum):
     DECISION = "the answer to the T4 decision"
 
 
-class HistoryAction(NamedTuple):
-    """An action of the saved history as the walk saw it: where it is, who took it, in which turn
-    (the game's ``turn`` counter at that point)."""
-
-    entry: int  # its index in ``history``
-    action: Action
-    seat: int
-    turn: int
+#: An action of the saved history as the walk saw it: (its index in ``history``, the action, the seat
+#: that took it, the turn: the game's ``turn`` counter then). A plain tuple: the walk builds one per
+#: expansion action of every load.
+HistoryAction = tuple[int, Action, int, int]

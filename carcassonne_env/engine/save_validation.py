@@ -355,7 +355,7 @@ def _check_history(doc: _Doc, origin: _Origin, expansions: Sequence[Expansion]) 
             fail(f"{at}history[{i}]", f"{a}: the turn's choice is already made; the next action must be a PLACE")
         assert tile is not None
         if owner is not None:
-            played.actions[owner.name].append(HistoryAction(i, a, seat, turns - 1))
+            played.actions[owner.name].append((i, a, seat, turns - 1))
         if stage is _ANSWER:
             stage = _PLACE
         elif role is TurnRole.DECISION:

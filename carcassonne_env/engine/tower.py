@@ -454,14 +454,14 @@ class TowerExpansion(Expansion):
         floors: dict[int, list[int]] = {}
         used = [0] * (3 * n)
         ransom_turn = origin.ransom_turn
-        for _, action, seat, turn in actions:
-            kind = action.kind
-            if kind == ActionKind.FLOOR:
-                floors.setdefault(pack(action.x, action.y), []).append(action.arg)
-                used[3 * seat + action.arg] += 1
-            elif kind == ActionKind.TOWER_TOP:
-                tops.add((pack(action.x, action.y), seat))
-            elif kind == ActionKind.RANSOM:
+        floor, top, ransom = ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.RANSOM
+        for _, (kind, x, y, arg), seat, turn in actions:
+            if kind is floor:
+                floors.setdefault(pack(x, y), []).append(arg)
+                used[3 * seat + arg] += 1
+            elif kind is top:
+                tops.add((pack(x, y), seat))
+            elif kind is ransom:
                 ransom_turn = turn
         for i, (p, owner) in enumerate(state.tops.items()):
             if origin.tops.get(p) != owner and (p, owner) not in tops:
