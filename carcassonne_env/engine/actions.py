@@ -57,12 +57,17 @@ class FloorColour(IntEnum):
 
 
 class Phase(IntEnum):
-    """The decision the current player faces (T2, T3, T4), or the end of the game."""
+    """The decision the current player faces (T2, T3, T4), or the end of the game.
+
+    ``DECISION`` is another name of ``CAPTURE``: the T4 decision an expansion opens, under the name
+    the generic engine uses (an alias, so it is neither listed nor saved: ``Phase.DECISION.name`` is
+    ``"CAPTURE"``, the Tower's capture decision, the only T4 decision of the rules)."""
 
     PLACE = 0
     ACTION = 1
     CAPTURE = 2
     GAME_OVER = 3
+    DECISION = 2
 
 
 class IllegalActionError(ValueError):

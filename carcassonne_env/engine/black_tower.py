@@ -8,12 +8,13 @@ else of the variant is colour-generic and lives where the colour matters: which 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .actions import FloorColour
-from .expansion import Expansion, ExpansionHost
+from .expansion import Expansion, ExpansionState
 from .tiles import TileCatalogue
-from .tower import TOWER_FLOORS, state
+from .tower import TOWER_FLOORS, TowerState
 
 if TYPE_CHECKING:
     from .config import GameConfig
@@ -61,7 +62,9 @@ class BlackTowerExpansion(Expansion):
         super().__init__(config, catalogue)
         self.floors_dealt = floor_supply(config)
 
-    def new_state(self, game: ExpansionHost) -> None:
+    def new_state(self, states: Mapping[str, ExpansionState]) -> None:
         """R51, R52: every player's floors; the tower's state is fresh (``tower`` comes first)."""
-        state(game).floors = list(self.floors_dealt) * game.num_players
+        tower = states["tower"]
+        assert isinstance(tower, TowerState)
+        tower.floors = list(self.floors_dealt) * self.config.players
         return None

@@ -20,6 +20,14 @@ Queries other expansions rely on:
 * :meth:`Expansion.board_figures` — followers standing on the board but not on a segment
   (tower tops): they count for the follower invariant (R46) and for the meeple watchtower (R63).
 
+Saved games (:mod:`.save_validation` calls these; the generic validator knows no expansion): an
+expansion that keeps state parses it (:meth:`Expansion.parse_state`), says which followers it holds
+off the segments for R46 (:meth:`Expansion.held_followers`), checks what holds in every position
+(:meth:`Expansion.check_position`), tells the history walk the role of each of its actions in a
+turn (:meth:`Expansion.turn_role`), checks its state against the history
+(:meth:`Expansion.check_history`) and, on the rebuilt game, what needs the features
+(:meth:`Expansion.check_loaded`). docs/engine.md has the table of every hook.
+
 Hooks see the game only through :class:`ExpansionHost`, the narrow public surface ``Game``
 implements for them (mypy checks that expansions use nothing else): the public read API, read-only
 views of the board and segment tables for hot loops, and the few changes an expansion makes —
@@ -34,6 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .actions import Action, ActionKind, Phase
+from .save_format import HistoryAction, SavedPosition, TurnRole
 from .scoring import ScoreReason
 from .tiles import SegmentKind, TileCatalogue, TileType
 
@@ -74,6 +83,11 @@ class ExpansionHost(Protocol):
 
     @property
     def phase(self) -> Phase: ...
+
+    @property
+    def last_action(self) -> Action | None:
+        """The most recent action applied."""
+        ...
 
     def expansion_state(self, name: str) -> Any:
         """The per-game state object of expansion ``name``."""
@@ -159,20 +173,30 @@ class Expansion:
     requires: ClassVar[tuple[str, ...]] = ()
     #: Action kinds this expansion carries out in :meth:`apply`.
     action_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
+    #: Those of :attr:`action_kinds` that answer the T4 decision this expansion opens.
+    decision_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
 
     def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
         self.config = config
         self.catalogue = catalogue
 
-    def new_state(self, game: ExpansionHost) -> ExpansionState | None:
-        """The state at setup (e.g. floor supplies), or None for a stateless expansion. Called in the
-        registry's order, so an expansion may adjust the fresh state of one it requires (the black
-        tower deals the tower's floors)."""
+    def new_state(self, states: Mapping[str, ExpansionState]) -> ExpansionState | None:
+        """The state at setup, before any tile is put (e.g. floor supplies), or None for a stateless
+        expansion. ``states`` holds the fresh states of the expansions built before this one: called
+        in the registry's order, an expansion may adjust the state of one it requires (the black
+        tower deals the tower's floors). The game calls it, and so does the validator of saved games
+        (the state a history grown from the start tile begins with)."""
         return None
 
     def state_from_dict(self, data: dict[str, Any]) -> ExpansionState | None:
-        """Inverse of ``ExpansionState.to_dict``."""
+        """Inverse of ``ExpansionState.to_dict``. An expansion keeps state exactly when it overrides
+        this (:meth:`keeps_state`)."""
         return None
+
+    @classmethod
+    def keeps_state(cls) -> bool:
+        """Whether games save a state of this expansion under ``expansions.<name>``."""
+        return cls.overrides("state_from_dict")
 
     def on_tile_placed(self, game: ExpansionHost, pos: int, tile: TileType) -> None:
         """A tile was put at packed position ``pos`` (also during ``from_dict`` rebuilds)."""
@@ -197,6 +221,42 @@ class Expansion:
     def board_figures(self, game: ExpansionHost) -> Iterable[tuple[int, int]]:
         """(packed position, owner) of followers on the board that stand on no segment."""
         return ()
+
+    # ------------------------------------------------------------------ saved games
+    # Called by .save_validation while it checks a document, before anything is rebuilt. ``at`` and
+    # ``field`` are paths of the document for SaveError (.save_format); ``state`` is what
+    # parse_state returned. Hooks that check raise SaveError and otherwise change nothing.
+
+    def parse_state(self, data: Any, at: str) -> ExpansionState:
+        """The state saved as ``data`` (``ExpansionState.to_dict``) with its structure and types
+        checked, for an expansion that :meth:`keeps_state`; ``at`` is its path prefix
+        (``expansions.<name>.``)."""
+        raise AssertionError(f"{type(self).__name__} keeps no state")
+
+    def held_followers(self, state: Any) -> Sequence[int]:
+        """Per player, the followers this expansion keeps off the segments (e.g. on tower tops, held
+        as prisoners): with the supply and the followers on segments they make up the 7 of R46."""
+        return ()
+
+    def check_position(self, position: SavedPosition, state: Any) -> None:
+        """Check what holds in every position, played or built (RULES.md §8): run on the document
+        and on its built ``start_position``, after the board, the tiles and R46 are checked."""
+
+    def turn_role(self, action: Action, seat: int, field: str) -> TurnRole:
+        """The role in its turn of ``action``, one of :attr:`action_kinds` taken by player ``seat``
+        at ``field`` of a saved history; SaveError if no such action is ever legal in this game.
+        The default: DECISION for :attr:`decision_kinds`, CHOICE for the others."""
+        return TurnRole.DECISION if action.kind in self.decision_kinds else TurnRole.CHOICE
+
+    def check_history(
+        self, position: SavedPosition, state: Any, origin: Any, actions: Sequence[HistoryAction]
+    ) -> None:
+        """Check ``state`` against the history: ``origin`` is this expansion's state where the history
+        starts (a fresh :meth:`new_state`, or that of the built start position) and ``actions`` are
+        the history's actions of :attr:`action_kinds`, in order, after the walk checked turn order."""
+
+    def check_loaded(self, game: ExpansionHost) -> None:
+        """Check what needs the rebuilt features, on the game loaded from a checked document."""
 
     @classmethod
     def overrides(cls, hook: str) -> bool:

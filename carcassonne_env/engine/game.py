@@ -135,13 +135,13 @@ class GameSetup:
         return self._game
 
     def expansion_state(self, name: str) -> Any:
-        """The state of an enabled expansion, to set up (e.g. tower floors and prisoners)."""
+        """The state of an enabled expansion, to set up (``Expansion.new_state`` made it)."""
         return self._live().expansion_state(name)
 
     def load_expansion_state(self, name: str, data: dict[str, Any]) -> None:
         """Replace the state of expansion ``name`` by one read from its ``to_dict`` data (loaders).
 
-        Call it after the tiles are put: placing a tile updates the state (tower foundations)."""
+        Call it after the tiles are put: placing a tile may update the state (``on_tile_placed``)."""
         g = self._live()
         state = g.expansion(name).state_from_dict(data)
         if state is not None:
@@ -175,7 +175,8 @@ class GameSetup:
         self.take_follower(player, reason=f"follower at ({x},{y})")
 
     def take_follower(self, player: int, *, reason: str) -> None:
-        """Take a follower out of ``player``'s supply for ``reason`` (a tower top, a prisoner)."""
+        """Take a follower out of ``player``'s supply for ``reason`` (one an expansion keeps off the
+        segments)."""
         g = self._live()
         if g._supply[player] == 0:
             raise PositionError(f"player {player} has no follower left for the {reason} (R2)")
@@ -213,8 +214,9 @@ class GameSetup:
         """For loaders only: return the game in the middle of play, exactly as saved, drawing nothing.
 
         The first ``drawn`` tiles of the pile are gone (placed, ``discarded`` or ``tile``, the one in
-        hand). In ACTION and CAPTURE the last tile put is this turn's: the features it completed
-        score at the end of the turn, and CAPTURE is the decision of the expansion that owns it.
+        hand). In ACTION and DECISION the last tile put is this turn's: the features it completed
+        score at the end of the turn, and DECISION is answered by the expansion whose action, the
+        last of the history, opened it.
         ``start_position`` is the position a built game started from (``Game.start_position``).
         Nothing here is checked against the rules: the loader checks the document before
         (``save_validation.validate_document``) and the game after (``validate_loaded``).
@@ -232,10 +234,10 @@ class GameSetup:
         g._tile = None if tile is None else catalogue[tile]
         g._history = list(history)
         g._start_position = start_position
-        if phase in (Phase.ACTION, Phase.CAPTURE):
+        if phase in (Phase.ACTION, Phase.DECISION):
             g._completed = g._completions(len(g._tile_pos) - 1)
-        if phase is Phase.CAPTURE:
-            g._decision_owner = g._action_owner[ActionKind.CAPTURE]
+        if phase is Phase.DECISION:  # the last action opened the decision: its owner answers it
+            g._decision_owner = g._action_owner[g._history[-1].kind]
         self._game = None
         return g
 
@@ -338,7 +340,7 @@ class Game:
         self._assemble_expansions()
         self._ext: dict[str, ExpansionState] = {}
         for e in self._expansions:
-            state = e.new_state(self)
+            state = e.new_state(self._ext)
             if state is not None:
                 self._ext[e.name] = state
 
@@ -392,7 +394,7 @@ class Game:
     @property
     def placed_position(self) -> tuple[int, int] | None:
         """Where this turn's tile went, during T3/T4; None otherwise."""
-        if self._phase in (Phase.ACTION, Phase.CAPTURE):
+        if self._phase in (Phase.ACTION, Phase.DECISION):
             return unpack(self._tile_pos[-1])
         return None
 
@@ -465,14 +467,14 @@ class Game:
         return tuple(p for p, s in enumerate(self._scores) if s == best)
 
     def expansion(self, name: str) -> Expansion:
-        """The rules object (plug-in) of an enabled expansion, e.g. ``"tower"``."""
+        """The rules object (plug-in) of an enabled expansion, by its registry name."""
         for e in self._expansions:
             if e.name == name:
                 return e
         raise KeyError(f"expansion {name!r} is not enabled in this game")
 
     def expansion_state(self, name: str) -> Any:
-        """The mutable state object of an enabled expansion (e.g. ``"tower"``)."""
+        """The mutable state object of an enabled expansion, by its registry name."""
         try:
             return self._ext[name]
         except KeyError:
@@ -492,7 +494,7 @@ class Game:
         return PlacedTile(x, y, self._tile_type[i], self._tile_rot[i])
 
     def followers(self) -> list[Follower]:
-        """Followers on segments (tower tops are in the tower state)."""
+        """Followers on segments (those an expansion keeps elsewhere are in its state)."""
         out = []
         for node, owner in self._followers.items():
             i = self._node_tile[node]
@@ -501,7 +503,7 @@ class Game:
         return out
 
     def board_figures(self) -> list[tuple[int, int, int]]:
-        """(x, y, owner) of followers that stand on the board but on no segment (tower tops)."""
+        """(x, y, owner) of followers that stand on the board but on no segment (``Expansion.board_figures``)."""
         return [(*unpack(p), o) for source in self._figure_sources for p, o in source(self)]
 
     def feature(self, x: int, y: int, slot: int) -> Feature:
@@ -597,7 +599,7 @@ class Game:
         return self._supply[player]
 
     def add_score(self, player: int, points: int, reason: ScoreReason, pos: int | None = None) -> None:
-        """Add ``points`` (negative to pay, e.g. a ransom R48) to ``player``'s score; ``reason`` and the
+        """Add ``points`` (negative to pay) to ``player``'s score; ``reason`` and the
         packed position ``pos`` (None: (0, 0)) are what :attr:`score_log` records."""
         self._scores[player] += points
         if self._score_log is not None:
@@ -641,15 +643,15 @@ class Game:
 
     def remove_follower(self, segment: int) -> int:
         """Take the follower off segment id ``segment`` and return its owner; it goes nowhere
-        (the caller puts it into a supply or holds it as a prisoner)."""
+        (the calling hook puts it into a supply or keeps it in its state)."""
         owner = self._followers.pop(segment)
         self._occupants[self._find(segment)] -= 1
         return owner
 
     def open_decision(self, expansion: Expansion) -> None:
-        """Open the T4 decision (``Phase.CAPTURE``): its legal actions come from
+        """Open the T4 decision (``Phase.DECISION``): its legal actions come from
         ``expansion.decision_actions`` and its answer goes to ``expansion.apply``."""
-        self._phase = Phase.CAPTURE
+        self._phase = Phase.DECISION
         self._decision_owner = expansion
 
     # ------------------------------------------------------------------ decisions
@@ -666,7 +668,7 @@ class Game:
             elif phase is Phase.PLACE:
                 assert self._tile is not None
                 legal = self._placements(self._tile)
-            elif phase is Phase.CAPTURE:
+            elif phase is Phase.DECISION:
                 assert self._decision_owner is not None
                 legal = self._decision_owner.decision_actions(self)
             else:
@@ -712,11 +714,12 @@ class Game:
                         f"{', '.join(self._config.expansions) or 'none'})"
                     )
                 done = owner.apply(self, action)
-        elif phase is Phase.CAPTURE:
-            if kind != ActionKind.CAPTURE and kind != ActionKind.NO_CAPTURE:
-                raise IllegalActionError(f"{action}: the current decision is CAPTURE (T4)")
-            assert self._decision_owner is not None
-            self._decision_owner.apply(self, action)
+        elif phase is Phase.DECISION:
+            owner = self._decision_owner
+            assert owner is not None
+            if kind not in owner.decision_kinds:
+                raise IllegalActionError(f"{action}: the current decision is {phase.name} (T4)")
+            owner.apply(self, action)
             self._decision_owner = None
             done = True
         else:
@@ -1010,8 +1013,8 @@ class Game:
         """Each player's score if the game ended at this moment; the game itself is untouched.
 
         On a copy: the features completed by this turn's tile that have not scored yet score as in
-        T5 (R22–R25, with the watchtower bonus R64; between T2 and T5 this is the turn finished with
-        the choices made so far), then the end-game scoring of R27–R29 applies to every follower
+        T5 (R22–R25, after the expansions' ``before_scoring``, e.g. R64; between T2 and T5 this is
+        the turn finished with the choices made so far), then the end-game scoring of R27–R29 applies to every follower
         left on the board. After the game it is :attr:`scores`. This is the evaluation greedy and
         search agents use.
         """

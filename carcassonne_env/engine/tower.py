@@ -10,18 +10,41 @@ Phase-2 options added between the DEPLOY options and PASS (R35, R48, R54), in th
 
 After a normal or black floor with at least one target the player decides T4:
 ``CAPTURE(x, y, slot)`` or ``NO_CAPTURE`` (R39–R44), followed by the automatic exchange (R47).
+
+Saved games: the plug-in parses and checks its own state (``expansions.tower``), in every position
+— a stack on every foundation and nowhere else, white only on top of a floor (R54, R56), tops only
+on towers of h ≥ 1 that are not white (R37), P[p][p] = 0 and never both P[a][b] and P[b][a] (R46,
+R47), ``pending`` only in T4 — and against the history: each stack is the FLOORs played there,
+floor supplies are the deal (R32, R51–R52) minus the floors each player placed, tops were put
+there by a TOWER_TOP of their owner (R35), ``ransom_turn`` is the turn of the last RANSOM (R48)
+and the T4 targets are exactly the followers the last FLOOR reaches (R39–R42, R55). Its tops and
+prisoners are the followers it holds off the segments (R46). Not checked: prisoner counts beyond
+R46 and R47, which only replaying the history would tell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area_packed
-from .expansion import Expansion, ExpansionHost
+from .expansion import Expansion, ExpansionHost, ExpansionState
 from .geometry import check_coords, pack, unpack
+from .save_format import (
+    HistoryAction,
+    SavedPosition,
+    TurnRole,
+    by_position,
+    fail,
+    read_action,
+    read_coords,
+    read_int,
+    read_ints,
+    read_keys,
+    read_seq,
+)
 from .tiles import TileCatalogue, TileType
 
 if TYPE_CHECKING:
@@ -38,6 +61,8 @@ _NORMAL = FloorColour.NORMAL
 _BLACK = FloorColour.BLACK
 _WHITE = FloorColour.WHITE
 _COLOURS = (_NORMAL, _BLACK, _WHITE)
+#: Keys of the saved state (``TowerState.to_dict``).
+STATE_KEYS = frozenset({"stacks", "tops", "floors", "prisoners", "ransom_turn", "pending"})
 #: Per packed foundation position, built once so that the legal lists of T3 allocate nothing: the
 #: FLOOR actions for every set of colours in supply (bit c of the index = colour c) and the
 #: TOWER_TOP action.
@@ -129,6 +154,7 @@ class TowerExpansion(Expansion):
     action_kinds = frozenset(
         {ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.NO_CAPTURE, ActionKind.RANSOM}
     )
+    decision_kinds = frozenset({ActionKind.CAPTURE, ActionKind.NO_CAPTURE})
 
     def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
         super().__init__(config, catalogue)
@@ -138,8 +164,8 @@ class TowerExpansion(Expansion):
         self.tops_capturable = not config.tower_top_followers_immune
         self.own_capturable = not config.capture_opponents_only
 
-    def new_state(self, game: ExpansionHost) -> TowerState:
-        n = game.num_players
+    def new_state(self, states: Mapping[str, ExpansionState]) -> TowerState:
+        n = self.config.players
         return TowerState(players=n, floors=list(self.floors_dealt) * n, prisoners=[0] * (n * n))
 
     def state_from_dict(self, data: dict[str, Any]) -> TowerState:
@@ -330,6 +356,143 @@ class TowerExpansion(Expansion):
             raise IllegalActionError(f"{action}: player {player} has no follower in supply (R36)")
         st.tops[p] = player
         game.take_follower(player)
+
+
+    # ------------------------------------------------------------------ saved games
+    def parse_state(self, data: Any, at: str) -> TowerState:
+        """Structure and types of ``expansions.tower``: positions on the board's range (C1),
+        colours 0–2, owners and captors seats, counts ≥ 0, ``ransom_turn`` ≥ −1."""
+        n = self.config.players
+        data = read_keys(data, at, STATE_KEYS)
+        stacks = by_position(data["stacks"], at + "stacks", "two stacks",
+                             lambda floors, name: tuple(read_int(c, f"{name} floor {j}", 0, 2)
+                                                        for j, c in enumerate(read_seq(floors, name))))
+        tops = by_position(data["tops"], at + "tops", "two followers on top of the tower",
+                           lambda owner, name: read_int(owner, name + " owner", 0, n - 1))
+        return TowerState(
+            players=n,
+            stacks=stacks,
+            tops=tops,
+            floors=read_ints(data["floors"], at + "floors", 3 * n, 0),
+            prisoners=read_ints(data["prisoners"], at + "prisoners", n * n, 0),
+            ransom_turn=read_int(data["ransom_turn"], at + "ransom_turn", -1),
+            pending=[read_action(a, f"{at}pending[{i}]")
+                     for i, a in enumerate(read_seq(data["pending"], at + "pending"))],
+        )
+
+    def held_followers(self, state: TowerState) -> list[int]:
+        """R46: each player's followers on tower tops and held as prisoners by others."""
+        n = state.players
+        held = [0] * n
+        for owner in state.tops.values():
+            held[owner] += 1
+        prisoners = state.prisoners
+        for k in range(n * n):
+            held[k % n] += prisoners[k]
+        return held
+
+    def check_position(self, position: SavedPosition, state: TowerState) -> None:
+        """Stacks, tops, floors and prisoners that hold in every position (R33, R37, R46, R47, R54,
+        R56); ``pending`` holds T4's targets then NO_CAPTURE in CAPTURE and nothing otherwise (R39)."""
+        at = f"{position.at}expansions.{self.name}."
+        n = self.config.players
+        coloured = self.config.has("black_tower")
+        foundations = {p for t, p, _ in position.tiles if t.tower_foundation}
+        for i, (p, stack) in enumerate(state.stacks.items()):
+            if p not in foundations:
+                fail(f"{at}stacks[{i}]", "a stack on a square without a tower foundation")
+            if not coloured and any(stack):
+                fail(f"{at}stacks[{i}]", "black and white floors need the 'black_tower' expansion (R51)")
+            if _WHITE in stack[:-1] or stack[:1] == (_WHITE,):
+                fail(f"{at}stacks[{i}]", "a white floor caps a tower: never on a bare foundation, nothing above (R54)")
+        if len(state.stacks) != len(foundations):
+            fail(at + "stacks", f"{len(foundations)} tower foundations on the board but {len(state.stacks)} stacks")
+        for i, p in enumerate(state.tops):
+            under = state.stacks.get(p)
+            if not under or under[-1] == _WHITE:
+                fail(f"{at}tops[{i}]", "a follower on top needs a tower of height ≥ 1 that is not white (R37, R56)")
+        if not coloured and any(state.floors[3 * p + c] for p in range(n) for c in (1, 2)):
+            fail(at + "floors", "black and white floors need the 'black_tower' expansion (R51)")
+        for a in range(n):
+            if state.prisoners[a * n + a]:
+                fail(f"{at}prisoners[{a * n + a}]", f"player {a} holds their own followers (R43, R46)")
+            for b in range(a + 1, n):
+                if state.prisoners[a * n + b] and state.prisoners[b * n + a]:
+                    fail(f"{at}prisoners[{a * n + b}]", f"players {a} and {b} hold each other's followers (R47)")
+        pending = state.pending
+        if position.phase is Phase.CAPTURE:
+            if len(pending) < 2 or pending[-1] != NO_CAPTURE or any(a.kind != ActionKind.CAPTURE for a in pending[:-1]):
+                fail(at + "pending", "CAPTURE needs the capture targets followed by NO_CAPTURE (R39)")
+        elif pending:
+            fail(at + "pending", f"capture targets outside the CAPTURE phase (phase {position.phase.name})")
+
+    def turn_role(self, action: Action, seat: int, field: str) -> TurnRole:
+        """RANSOM comes before the choice (R48); a normal or black FLOOR may open T4 (R39), a white
+        one never does (R56)."""
+        kind = action.kind
+        if kind == ActionKind.RANSOM:
+            if not self.ransom_allowed or not 0 <= action.arg < self.config.players or action.arg == seat:
+                fail(field, f"{action}: not a ransom player {seat} may pay here (R48)")
+            return TurnRole.PRELUDE
+        if kind == ActionKind.FLOOR:
+            if action.arg not in _COLOURS or (action.arg and not self.config.has("black_tower")):
+                fail(field, f"{action}: not a floor colour of this game (R51)")
+            read_coords(action.x, action.y, field)
+            return TurnRole.CHOICE if action.arg == _WHITE else TurnRole.OPENING
+        if kind == ActionKind.TOWER_TOP:
+            read_coords(action.x, action.y, field)
+        return super().turn_role(action, seat, field)
+
+    def check_history(
+        self, position: SavedPosition, state: TowerState, origin: TowerState, actions: Sequence[HistoryAction]
+    ) -> None:
+        """Tops, stacks, floor supplies and ``ransom_turn`` are the origin's plus what the history did
+        (R32, R35, R48, R51, R52)."""
+        at = f"{position.at}expansions.{self.name}."
+        n = self.config.players
+        tops: set[tuple[int, int]] = set()
+        floors: dict[int, list[int]] = {}
+        used = [0] * (3 * n)
+        ransom_turn = origin.ransom_turn
+        floor, top, ransom = ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.RANSOM
+        for _, (kind, x, y, arg), seat, turn in actions:
+            if kind is floor:
+                floors.setdefault(pack(x, y), []).append(arg)
+                used[3 * seat + arg] += 1
+            elif kind is top:
+                tops.add((pack(x, y), seat))
+            elif kind is ransom:
+                ransom_turn = turn
+        for i, (p, owner) in enumerate(state.tops.items()):
+            if origin.tops.get(p) != owner and (p, owner) not in tops:
+                fail(f"{at}tops[{i}]", f"no TOWER_TOP of player {owner} put a follower on this tower (R35)")
+        for i, (p, stack) in enumerate(state.stacks.items()):
+            if stack != origin.stacks.get(p, ()) + tuple(floors.get(p, ())):
+                fail(f"{at}stacks[{i}]", f"floors {list(stack)} are not the FLOORs the history placed here")
+        if floors.keys() - state.stacks.keys():
+            fail(at + "stacks", "a FLOOR of the history went onto a square that has no stack")
+        dealt = origin.floors
+        for k, left in enumerate(state.floors):
+            if left != dealt[k] - used[k]:
+                fail(f"{at}floors[{k}]", f"player {k // 3} holds {left} {FloorColour(k % 3).name.lower()} floors, "
+                     f"but was dealt {dealt[k]} and placed {used[k]} (R32, R51, R52)")
+        if state.ransom_turn != ransom_turn:
+            fail(at + "ransom_turn", f"{state.ransom_turn}, but the last RANSOM was in turn {ransom_turn}")
+
+    def check_loaded(self, game: ExpansionHost) -> None:
+        """In CAPTURE the targets are exactly the followers the last FLOOR reaches (R39–R42, R55)."""
+        if game.phase is not Phase.CAPTURE:
+            return
+        st = state(game)
+        floor = game.last_action
+        assert floor is not None and floor.kind == ActionKind.FLOOR  # the history walk saw to it
+        p = pack(floor.x, floor.y)
+        targets = self.capture_targets(game, st, p, len(st.stacks[p]), floor.arg)
+        if not targets:
+            fail("phase", f"CAPTURE after {floor}, which reaches no follower (T4 is skipped then)")
+        if set(st.pending) != {*targets, NO_CAPTURE}:
+            fail(f"expansions.{self.name}.pending", f"{[str(a) for a in st.pending]} are not the followers "
+                 f"{floor} reaches: {[str(a) for a in targets]} (R40–R42, R55)")
 
 
 def state(game: ExpansionHost) -> TowerState:

@@ -1,0 +1,108 @@
+"""The expansion interface is public and small: the generic engine names no expansion, and a toy
+expansion defined here plugs in — its state is set up, saved, parsed and checked through its own
+hooks, which the validator of saved games calls (issue 18, "one home per concern")."""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import carcassonne_env.engine as engine
+from carcassonne_env.engine import Game, GameConfig, SaveError, config, registry
+from carcassonne_env.engine.expansion import Expansion, ExpansionHost, ExpansionState
+from carcassonne_env.engine.save_format import SavedPosition, fail, read_int, read_keys
+from carcassonne_env.engine.tiles import TileType
+
+ENGINE = Path(engine.__file__).parent
+GENERIC = ("game.py", "persistence.py", "save_validation.py")
+#: Words that belong to one expansion: its name, its pieces, its actions.
+EXPANSION_WORDS = re.compile(r"tower|prisoner|floor|ransom|capture|watchtower", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("module", GENERIC)
+def test_the_generic_modules_name_no_expansion(module: str) -> None:
+    source = (ENGINE / module).read_text()
+    assert not EXPANSION_WORDS.findall(source), [
+        line for line in source.splitlines() if EXPANSION_WORDS.search(line)
+    ]
+    for name in registry.PLUGINS:
+        assert f'"{name}"' not in source and f"'{name}'" not in source
+
+
+# ------------------------------------------------------------------ a toy expansion
+@dataclass
+class CounterState:
+    """Counts the tiles on the board."""
+
+    placed: int = 0
+
+    def copy(self) -> CounterState:
+        return CounterState(self.placed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"placed": self.placed}
+
+
+CALLS: list[str] = []
+
+
+class CounterExpansion(Expansion):
+    name = "toy_counter"
+
+    def new_state(self, states: Mapping[str, ExpansionState]) -> CounterState:
+        return CounterState()
+
+    def state_from_dict(self, data: dict[str, Any]) -> CounterState:
+        return CounterState(data["placed"])
+
+    def on_tile_placed(self, game: ExpansionHost, pos: int, tile: TileType) -> None:
+        game.expansion_state(self.name).placed += 1
+
+    def parse_state(self, data: Any, at: str) -> CounterState:
+        CALLS.append("parse_state")
+        data = read_keys(data, at, frozenset({"placed"}))
+        return CounterState(read_int(data["placed"], at + "placed", 0))
+
+    def check_position(self, position: SavedPosition, state: CounterState) -> None:
+        CALLS.append("check_position")
+        if state.placed != len(position.tiles):
+            fail(f"{position.at}expansions.{self.name}.placed",
+                 f"{state.placed}, but {len(position.tiles)} tiles are on the board")
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> GameConfig:
+    monkeypatch.setitem(registry.PLUGINS, CounterExpansion.name, CounterExpansion)
+    monkeypatch.setattr(config, "EXPANSIONS", (*config.EXPANSIONS, CounterExpansion.name))
+    CALLS.clear()
+    return GameConfig(players=2, expansions=("tower", CounterExpansion.name))
+
+
+def test_a_toy_expansion_plugs_in_and_the_validator_calls_its_hooks(toy: GameConfig) -> None:
+    game, rng = Game(toy, seed=3), random.Random(3)
+    for _ in range(30):
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    doc = game.to_dict()
+    assert doc["expansions"][CounterExpansion.name] == {"placed": game.tiles_placed}
+    assert Game.from_dict(copy.deepcopy(doc)).to_dict() == doc
+    assert CALLS == ["parse_state", "check_position"]
+
+    doc["expansions"][CounterExpansion.name]["placed"] += 1
+    with pytest.raises(SaveError) as info:
+        Game.from_dict(doc)
+    assert info.value.field == "expansions.toy_counter.placed"
+    doc["expansions"][CounterExpansion.name] = {"placed": -1}
+    with pytest.raises(SaveError, match="must be in") as info:
+        Game.from_dict(doc)
+    assert info.value.field == "expansions.toy_counter.placed"
+    del doc["expansions"][CounterExpansion.name]
+    with pytest.raises(SaveError, match="missing: the expansion is enabled"):
+        Game.from_dict(doc)
