@@ -233,7 +233,7 @@ def test_the_gate() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "training.afterstate.value_iteration", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "training.cli", "train", "afterstate", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
 
 

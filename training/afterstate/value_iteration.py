@@ -545,16 +545,18 @@ def train(s: Settings) -> Path:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train afterstate") -> int:
+    """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides."""
     import tyro
 
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog="carcassonne train afterstate",
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
                                                   description=__doc__.split("\n\n")[0])
     try:
         train(settings)
     except ValueError as e:
-        raise SystemExit(f"carcassonne train afterstate: {e}") from None
+        raise SystemExit(f"{prog}: {e}") from None
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
