@@ -15,6 +15,6 @@
 
 Checkpoints pickle the module path of their classes, so these modules are where saved models
 point: they are play-time code, and the trainers (:mod:`training`) import them, never the other way
-round. Everything but :mod:`~agents.nets.prior` and :mod:`~agents.nets.value_net` needs torch (the ``train`` extra); this package
-imports none of its modules itself.
+round. Everything but :mod:`~agents.nets.prior` and :mod:`~agents.nets.value_net` needs torch (the
+``train`` extra); this package imports none of its modules itself.
 """
