@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .engine import Game, GameConfig
+from .engine.playout import random_playout
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -39,11 +40,7 @@ def bench_engine(config: GameConfig, games: int, seed: int) -> tuple[float, int]
     decisions = 0
     start = time.perf_counter()
     for g in range(games):
-        game = Game(config, seed=seed + g)
-        while not game.is_over:
-            legal = game.legal_actions()
-            game.apply(legal[rng.randrange(len(legal))])
-            decisions += 1
+        decisions += random_playout(Game(config, seed=seed + g), rng)
     return time.perf_counter() - start, decisions
 
 

@@ -10,15 +10,13 @@ import random
 from collections.abc import Sequence
 
 from .engine import ConfigError, Game, GameConfig
+from .engine.playout import random_playout
 
 
 def play_random_game(config: GameConfig, seed: int) -> Game:
     """A complete game in which every decision is uniform over the legal actions."""
-    rng = random.Random(seed)
     game = Game(config, seed=seed)
-    while not game.is_over:
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+    random_playout(game, random.Random(seed))
     return game
 
 

@@ -10,92 +10,33 @@
 :class:`PolicyAgent` turns a policy into an engine agent through the env's observation encoder and
 action codec; :func:`as_engine_agent` accepts either kind. The other direction needs no adapter: the
 envs hand an engine agent their game (``SingleAgentEnv`` opponents, :meth:`raw_env.play`).
-:class:`RandomAgent` is the one uniformly random player, at both levels.
+:class:`RandomAgent` is the one uniformly random player, at both levels. The protocols and
+:class:`RandomAgent` are defined in :mod:`.player_protocols` (which the envs import: this module
+imports the env's encoder, so the envs must not import it) and are public here.
 """
 
 from __future__ import annotations
 
 import operator
 import weakref
-from typing import Any, Protocol, TypeGuard, runtime_checkable
-
-import numpy as np
+from typing import Any, Protocol
 
 from .engine import Action, Game, IllegalActionError
-from .engine.config import as_int
 from .environment.codec import ActionCodec
 from .environment.observation import Encoder
 from .environment.options import DEFAULT_WINDOW, EnvOptions
 from .environment.window import Window
+from .player_protocols import EngineAgent, Observation, Player, Policy, RandomAgent, is_player
 
 __all__ = [
     "EngineAgent", "Observation", "ObservationExtras", "Player", "Policy", "PolicyAgent", "RandomAgent",
     "as_engine_agent", "is_player",
 ]
 
-#: The env's observation of one player: ``{"board", "cells", "vector"}`` (docs/env.md).
-Observation = dict[str, np.ndarray]
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """Observation level: returns an action index whose ``action_mask`` entry is 1."""
-
-    def act(self, observation: Observation, action_mask: np.ndarray) -> int: ...
-
-
 class ObservationExtras(Protocol):
     """More observation entries for a policy, computed from the game and the decision's window."""
 
     def observation(self, game: Game, window: Window) -> Observation: ...
-
-
-@runtime_checkable
-class EngineAgent(Protocol):
-    """Engine level: returns one of ``game.legal_actions()`` for ``game.current_player``, leaving
-    ``game`` untouched and reading only its public state."""
-
-    def choose_action(self, game: Game) -> Action: ...
-
-
-#: Either kind of player.
-Player = Policy | EngineAgent
-
-
-def is_player(obj: object) -> TypeGuard[Player]:
-    """Whether ``obj`` is a player instance of either kind (a player class is not)."""
-    return not isinstance(obj, type) and isinstance(obj, EngineAgent | Policy)
-
-
-class RandomAgent:
-    """Uniform over the legal actions, at both levels, from its own generator.
-
-    ``seed`` is a non-negative int (the same seed gives the same choices) or a
-    ``np.random.Generator`` to draw from (shared, not copied).
-    """
-
-    def __init__(self, seed: int | np.random.Generator) -> None:
-        if isinstance(seed, np.random.Generator):
-            self.rng = seed
-            return
-        number = as_int(seed)
-        if number is None:
-            raise TypeError(f"seed must be a non-negative int or a numpy Generator, got {seed!r}")
-        if number < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-        self.rng = np.random.default_rng(number)
-
-    def act(self, observation: Observation, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("the action mask allows no action")
-        return int(legal[self.rng.integers(legal.size)])
-
-    def choose_action(self, game: Game) -> Action:
-        legal = game.legal_actions()
-        if not legal:
-            raise ValueError("the game has no legal action (it is over)")
-        return legal[int(self.rng.integers(len(legal)))]
 
 
 class PolicyAgent:
@@ -108,7 +49,7 @@ class PolicyAgent:
 
     ``extras``, if given, adds entries to the observation: it is called as ``extras.observation(game,
     window)`` with the decision's window and returns a dict (a residual policy's ``prior``,
-    :mod:`training.prior`).
+    :mod:`agents.nets.prior`).
 
     Raises IllegalActionError if the policy returns an index that is not legal, and ValueError if
     no legal action lies inside the window (never seen in 10,000 random games at W ≥ 29).

@@ -19,7 +19,7 @@ from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.layout import VARIANT_FLAGS, WATCHTOWER_SUBJECTS, Layout
 from carcassonne_env.environment.observation import Encoder
-from carcassonne_env.environment.subcells import stamp
+from carcassonne_env.environment.subcell_planes import stamp
 from carcassonne_env.environment.window import Window
 
 ALL = ("tower", "black_tower", "watchtowers")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from carcassonne_env.engine import SegmentKind, load_catalogue
-from carcassonne_env.environment.subcells import EDGE_CELLS, border_links, slot_grid, stamp
+from carcassonne_env.environment.subcell_planes import EDGE_CELLS, border_links, slot_grid, stamp
 
 TYPES = load_catalogue().types
 

@@ -406,7 +406,7 @@ def test_save_error_is_a_value_error_and_a_foreign_document_is_one() -> None:
 
 
 def test_the_validator_counts_the_followers_of_the_game() -> None:
-    assert save_validation.FOLLOWERS == FOLLOWERS_PER_PLAYER
+    assert save_validation.FOLLOWERS_PER_PLAYER is FOLLOWERS_PER_PLAYER == 7
 
 
 def test_a_built_position_replays_and_reloads() -> None:

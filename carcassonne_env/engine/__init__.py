@@ -9,8 +9,7 @@
 from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area
 from .config import ConfigError, GameConfig
-from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, PlacedTile
-from .persistence import GameRecord
+from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile
 from .save_validation import SaveError
 from .scoring import ScoreEvent, ScoreReason
 from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType, load_catalogue

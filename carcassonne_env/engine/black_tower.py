@@ -1,19 +1,25 @@
-"""Black Tower fan variant: the floor supplies (R51, R52).
+"""Black Tower fan variant (RULES.md §3): its plug-in and the floor supplies (R51, R52).
 
-Everything else of the variant is colour-generic and lives where the colour matters: which
-floor may go where (R54) in :mod:`.tower`, the diagonal and the empty areas (R55, R56) in
-:mod:`.capture_area`. Without ``black_tower`` every floor is normal and the supply follows R32.
+The plug-in requires ``tower`` and has no tile set, state or action of its own: at setup it deals
+the floors of R51/R52 into the tower's fresh state instead of the normal floors of R32. Everything
+else of the variant is colour-generic and lives where the colour matters: which floor may go where
+(R54) in :mod:`.tower`, the diagonal and the empty areas (R55, R56) in :mod:`.capture_area`.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .actions import FloorColour
-from .config import GameConfig
+from .expansion import Expansion, ExpansionHost
+from .tiles import TileCatalogue
+from .tower import TOWER_FLOORS, state
 
-__all__ = ["BLACK_TOWER_FLOORS", "TOWER_FLOORS", "floor_supply"]
+if TYPE_CHECKING:
+    from .config import GameConfig
 
-#: R32: normal floors per player by player count.
-TOWER_FLOORS: dict[int, int] = {2: 10, 3: 9, 4: 7, 5: 6, 6: 5}
+__all__ = ["BLACK_TOWER_FLOORS", "TOWER_FLOORS", "BlackTowerExpansion", "floor_supply"]
+
 #: R51: (black, white, normal) floors per player by player count.
 BLACK_TOWER_FLOORS: dict[int, tuple[int, int, int]] = {
     2: (4, 2, 8),
@@ -27,7 +33,8 @@ MAX_WHITE_FLOORS = 2
 
 
 def floor_supply(config: GameConfig) -> tuple[int, int, int]:
-    """Floors dealt to each player, indexed by :class:`FloorColour` (normal, black, white)."""
+    """Floors dealt to each player, indexed by :class:`FloorColour` (normal, black, white): R32
+    without ``black_tower``, R51 and R52 with it."""
     n = config.players
     if not config.has("black_tower"):
         return (TOWER_FLOORS[n], 0, 0)
@@ -42,3 +49,19 @@ def floor_supply(config: GameConfig) -> tuple[int, int, int]:
     supply[FloorColour.BLACK] = black
     supply[FloorColour.WHITE] = white
     return (supply[0], supply[1], supply[2])
+
+
+class BlackTowerExpansion(Expansion):
+    """The Black Tower's plug-in: deals the floors of R51/R52 into the tower's state at setup."""
+
+    name = "black_tower"
+    requires = ("tower",)
+
+    def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
+        super().__init__(config, catalogue)
+        self.floors_dealt = floor_supply(config)
+
+    def new_state(self, game: ExpansionHost) -> None:
+        """R51, R52: every player's floors; the tower's state is fresh (``tower`` comes first)."""
+        state(game).floors = list(self.floors_dealt) * game.num_players
+        return None

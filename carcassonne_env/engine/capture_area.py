@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .actions import FloorColour
-from .config import GameConfig
 from .geometry import DELTAS, STRIDE, pack, unpack
+
+if TYPE_CHECKING:
+    from .config import GameConfig
 
 __all__ = ["CaptureRules", "capture_area", "capture_area_packed"]
 

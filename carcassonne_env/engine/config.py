@@ -1,4 +1,5 @@
-"""Game configuration: a frozen, validated dataclass. Variant names follow RULES.md §6 exactly."""
+"""Game configuration: a frozen, validated dataclass. Variant names follow RULES.md §6 exactly;
+expansion and tile-set names, tile sets and requirements come from the registry (:mod:`.registry`)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["EXPANSIONS", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
+from .registry import EXPANSIONS, PLUGINS, TILE_SETS
 
-#: Expansion name → the tile set it needs and the expansions it requires.
-EXPANSIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "tower": ("tower", ()),
-    "black_tower": (None, ("tower",)),
-    "watchtowers": ("watchtowers", ()),
-}
-TILE_SETS: tuple[str, ...] = ("base", "tower", "watchtowers")
+__all__ = ["EXPANSIONS", "FOLLOWERS_PER_PLAYER", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
+
+#: Followers each player owns (R2): the one definition, for play and for loading.
+FOLLOWERS_PER_PLAYER = 7
+
 
 
 def as_int(value: object) -> int | None:
@@ -81,12 +80,12 @@ class GameConfig:
         if not self.MIN_PLAYERS <= players <= self.MAX_PLAYERS:
             raise ConfigError("players", f"must be {self.MIN_PLAYERS}–{self.MAX_PLAYERS} (R3), got {players}")
         object.__setattr__(self, "players", players)
-        expansions = self._names("expansions", self.expansions, tuple(EXPANSIONS))
+        expansions = self._names("expansions", self.expansions, EXPANSIONS)
         for name in expansions:
-            for needed in EXPANSIONS[name][1]:
+            for needed in PLUGINS[name].requires:
                 if needed not in expansions:
                     raise ConfigError("expansions", f"{name!r} requires {needed!r} (R50)")
-        implied = ("base", *(s for e in expansions if (s := EXPANSIONS[e][0]) is not None))
+        implied = ("base", *(s for e in expansions if (s := PLUGINS[e].tile_set) is not None))
         if self.tile_sets is None:
             tile_sets = tuple(s for s in TILE_SETS if s in implied)
         else:

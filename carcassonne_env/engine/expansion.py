@@ -31,12 +31,14 @@ feature is named by its key (``feature_key(segment)``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .actions import Action, ActionKind, Phase
-from .config import GameConfig
 from .scoring import ScoreReason
 from .tiles import SegmentKind, TileCatalogue, TileType
+
+if TYPE_CHECKING:
+    from .config import GameConfig
 
 __all__ = ["Expansion", "ExpansionHost", "ExpansionState"]
 
@@ -150,7 +152,11 @@ class ExpansionHost(Protocol):
 class Expansion:
     """Base class of the expansion plug-ins; every hook defaults to doing nothing."""
 
+    #: The declarative spec the registry (:mod:`.registry`) and ``GameConfig`` read: the config name,
+    #: the tile set the expansion brings (None: none of its own) and the expansions it requires (R50).
     name: ClassVar[str] = ""
+    tile_set: ClassVar[str | None] = None
+    requires: ClassVar[tuple[str, ...]] = ()
     #: Action kinds this expansion carries out in :meth:`apply`.
     action_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
 
@@ -159,7 +165,9 @@ class Expansion:
         self.catalogue = catalogue
 
     def new_state(self, game: ExpansionHost) -> ExpansionState | None:
-        """The state at setup (e.g. floor supplies), or None for a stateless expansion."""
+        """The state at setup (e.g. floor supplies), or None for a stateless expansion. Called in the
+        registry's order, so an expansion may adjust the fresh state of one it requires (the black
+        tower deals the tower's floors)."""
         return None
 
     def state_from_dict(self, data: dict[str, Any]) -> ExpansionState | None:

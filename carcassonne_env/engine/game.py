@@ -1,6 +1,7 @@
 """The game: turn phases, legal actions, apply, features, when scoring happens, clone (RULES.md §1,
 §5), and ``GameSetup``, the public way to construct a game in a given position. What features are
-worth is in :mod:`.scoring`; saving, loading and records are in :mod:`.persistence`.
+worth is in :mod:`.scoring`; saving and loading are in :mod:`.persistence`; ``GameRecord``, what it
+takes to replay a game, is here.
 
 State layout (all plain Python lists and dicts of ints, because this engine's hot path is scalar
 access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copies them shallowly):
@@ -29,19 +30,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .actions import PASS, Action, ActionKind, IllegalActionError, Phase
-from .config import GameConfig, as_int
+from .config import FOLLOWERS_PER_PLAYER, GameConfig, as_int
 from .expansion import Expansion, ExpansionState
 from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
-from .persistence import GameRecord, game_from_dict, game_from_json, game_record, game_to_dict, game_to_json
+from .persistence import game_from_dict, game_from_json, game_to_dict, game_to_json
+from .registry import build_expansions
 from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_value, final_value, majority_counts
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = [
-    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameSetup", "PlacedTile", "PositionError",
+    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
 ]
-
-#: Followers each player owns (R2).
-FOLLOWERS_PER_PLAYER = 7
 
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
@@ -345,8 +344,6 @@ class Game:
 
     def _assemble_expansions(self) -> None:
         """The one place that turns the config's expansion names into hooks."""
-        from .registry import build_expansions
-
         self._expansions: tuple[Expansion, ...] = build_expansions(self._config, self._catalogue)
         exps = self._expansions
         self._placed_hooks = tuple(e.on_tile_placed for e in exps if e.overrides("on_tile_placed"))
@@ -1069,7 +1066,14 @@ class Game:
 
     def record(self) -> GameRecord:
         """(config, seed or tile order, actions): replays to an identical game."""
-        return game_record(self)
+        seed = self._seed
+        return GameRecord(
+            config=self._config,
+            seed=seed,
+            tile_order=tuple(t.id for t in self._pile) if seed is None else None,
+            actions=tuple(self._history),
+            start_position=self._start_position,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-safe data; :meth:`from_dict` restores it exactly."""
@@ -1085,11 +1089,11 @@ class Game:
         A document that breaks a rule invariant raises :class:`~.save_validation.SaveError` naming
         the field (see :mod:`.save_validation`).
         """
-        return game_from_dict(data)
+        return game_from_dict(data, GameSetup)
 
     @classmethod
     def from_json(cls, text: str) -> Game:
-        return game_from_json(text)
+        return game_from_json(text, GameSetup)
 
     def render_text(self) -> str:
         """The board as a character grid (see :mod:`.text_board`)."""
@@ -1097,3 +1101,51 @@ class Game:
 
         return render_board(self)
 
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What it takes to replay a game exactly: its config, its pile and its actions.
+
+    A game set up by :class:`~.position.PositionBuilder` also keeps that start position
+    (a ``Game.to_dict`` document), from which its replay starts.
+    """
+
+    config: GameConfig
+    seed: int | None
+    tile_order: tuple[str, ...] | None
+    actions: tuple[Action, ...]
+    start_position: dict[str, Any] | None = None
+
+    def replay(self, upto: int | None = None) -> Game:
+        """A fresh game with the first ``upto`` actions (all by default) applied."""
+        if self.start_position is not None:  # the built position, as the game that starts there
+            game = Game.from_dict({**self.start_position, "start_position": self.start_position})
+        else:
+            game = Game(self.config, seed=self.seed, tile_order=self.tile_order)
+        for action in self.actions[:upto]:
+            game.apply(action)
+        return game
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "tile_order": None if self.tile_order is None else list(self.tile_order),
+            "actions": [[int(v) for v in a] for a in self.actions],
+            "start_position": self.start_position,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """The record of a :meth:`to_dict` document; a ValueError if it names no pile (a record
+        without a seed, a tile order or a start position would replay on some other pile)."""
+        order = data.get("tile_order")
+        if data.get("seed") is None and order is None and data.get("start_position") is None:
+            raise ValueError("a game record needs a seed, a tile_order or a start_position: it names no pile")
+        return cls(
+            config=GameConfig.from_dict(data["config"]),
+            seed=data.get("seed"),
+            tile_order=None if order is None else tuple(order),
+            actions=tuple(Action.coerce(a) for a in data["actions"]),
+            start_position=data.get("start_position"),
+        )

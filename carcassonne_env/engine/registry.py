@@ -1,28 +1,40 @@
-"""Expansion registry: the only place that maps expansion names from the config to plug-ins."""
+"""The expansion registry: the one place that maps an expansion name to its plug-in, and through
+the plug-in's declarative spec (``Expansion.name``, ``tile_set``, ``requires``) to its tile set and
+the expansions it requires.
+
+``GameConfig`` validates expansion and tile-set names against this registry; the expansion modules
+import ``GameConfig`` for annotations only, so the config can import the registry without a cycle.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-from .config import GameConfig
+from .black_tower import BlackTowerExpansion
 from .expansion import Expansion
 from .tiles import TileCatalogue
 from .tower import TowerExpansion
 from .watchtowers import WatchtowersExpansion
 
-__all__ = ["build_expansions"]
+if TYPE_CHECKING:
+    from .config import GameConfig
 
-#: Plug-in per expansion name. ``black_tower`` has none of its own: it changes the floor rules of
-#: ``tower`` (see :mod:`.black_tower`), which reads it from the config.
-PLUGINS: dict[str, type[Expansion] | None] = {
-    "tower": TowerExpansion,
-    "black_tower": None,
-    "watchtowers": WatchtowersExpansion,
+__all__ = ["EXPANSIONS", "PLUGINS", "TILE_SETS", "build_expansions"]
+
+#: Plug-in per expansion name, in the fixed order in which games build them and call their hooks
+#: (an expansion comes after those it requires).
+PLUGINS: dict[str, type[Expansion]] = {
+    cls.name: cls for cls in (TowerExpansion, BlackTowerExpansion, WatchtowersExpansion)
 }
+#: The expansion names, in registry order.
+EXPANSIONS: tuple[str, ...] = tuple(PLUGINS)
+#: Tile-set names: the base game's, then those the expansions bring, in registry order.
+TILE_SETS: tuple[str, ...] = ("base", *(s for cls in PLUGINS.values() if (s := cls.tile_set) is not None))
 
 
 @cache
 def build_expansions(config: GameConfig, catalogue: TileCatalogue) -> tuple[Expansion, ...]:
-    """The expansion plug-ins of ``config``, in a fixed order. They are stateless, so games with
+    """The expansion plug-ins of ``config``, in registry order. They are stateless, so games with
     equal configs share them."""
-    return tuple(cls(config, catalogue) for name in config.expansions if (cls := PLUGINS[name]) is not None)
+    return tuple(PLUGINS[name](config, catalogue) for name in config.expansions)

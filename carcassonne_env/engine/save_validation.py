@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from .actions import NO_CAPTURE, Action, ActionKind, FloorColour, Phase
 from .black_tower import floor_supply
-from .config import ConfigError, GameConfig
+from .config import FOLLOWERS_PER_PLAYER, ConfigError, GameConfig
 from .geometry import DELTAS, OFFSET, pack, unpack
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
@@ -77,8 +77,6 @@ DOCUMENT_KEYS = frozenset({
     "start_position",
 })
 TOWER_KEYS = frozenset({"stacks", "tops", "floors", "prisoners", "ransom_turn", "pending"})
-#: Followers each player owns (R2); the same constant as ``game.FOLLOWERS_PER_PLAYER``.
-FOLLOWERS = 7
 _TOWER_KINDS = frozenset({ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE,
                           ActionKind.NO_CAPTURE, ActionKind.RANSOM})
 _T4_KINDS = frozenset({ActionKind.CAPTURE, ActionKind.NO_CAPTURE})
@@ -282,7 +280,7 @@ def _parse(data: Any, at: str, catalogue: TileCatalogue) -> _Doc:
             _fail(name, f"segment {slot} at ({x},{y}) holds two followers (R42)")
         followers[p, slot] = owner
 
-    supply = _ints(data["supply"], at + "supply", n, 0, FOLLOWERS)
+    supply = _ints(data["supply"], at + "supply", n, 0, FOLLOWERS_PER_PLAYER)
     scores = _ints(data["scores"], at + "scores", n, 0)
     current = _int(data["current_player"], at + "current_player", 0, n - 1)
     turn = _int(data["turn"], at + "turn", 0)
@@ -418,9 +416,9 @@ def _check_followers_supply(doc: _Doc) -> None:
             for o in range(n):
                 held[o] += tower.prisoners[c * n + o]
     for p in range(n):
-        if doc.supply[p] + held[p] != FOLLOWERS:
+        if doc.supply[p] + held[p] != FOLLOWERS_PER_PLAYER:
             _fail(f"{doc.at}supply[{p}]", f"player {p} has {doc.supply[p]} in supply and {held[p]} on the board "
-                  f"or held as prisoners: {doc.supply[p] + held[p]} followers, not {FOLLOWERS} (R46)")
+                  f"or held as prisoners: {doc.supply[p] + held[p]} followers, not {FOLLOWERS_PER_PLAYER} (R46)")
 
 
 def _check_tower_shapes(doc: _Doc, tower: _Tower) -> None:

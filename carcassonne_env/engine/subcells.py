@@ -1,7 +1,7 @@
 """The 3×3 sub-cell picture of a tile: which segment each sub-cell shows, and how sub-cells link.
 
 One definition for every picture of the board: the env's observation planes and ``rgb_array``
-(:mod:`carcassonne_env.environment.subcells`) and the replay viewer (:mod:`carcassonne_env.viewer`).
+(:mod:`carcassonne_env.environment.subcell_planes`) and the replay viewer (:mod:`carcassonne_env.viewer`).
 
 Sub-cell ``(r, c)`` of a tile, north up::
 

@@ -16,17 +16,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
-from .black_tower import floor_supply
 from .capture_area import CaptureRules, capture_area_packed
-from .config import GameConfig
 from .expansion import Expansion, ExpansionHost
 from .geometry import check_coords, pack, unpack
 from .tiles import TileCatalogue, TileType
 
-__all__ = ["RANSOM_PRICE", "TowerExpansion", "TowerState"]
+if TYPE_CHECKING:
+    from .config import GameConfig
+
+__all__ = ["RANSOM_PRICE", "TOWER_FLOORS", "TowerExpansion", "TowerState", "state"]
+
+#: R32: normal floors per player by player count.
+TOWER_FLOORS: dict[int, int] = {2: 10, 3: 9, 4: 7, 5: 6, 6: 5}
 
 #: Points a ransom costs the payer and earns the captor (R48).
 RANSOM_PRICE = 3
@@ -121,6 +125,7 @@ class TowerState:
 
 class TowerExpansion(Expansion):
     name = "tower"
+    tile_set = "tower"
     action_kinds = frozenset(
         {ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.NO_CAPTURE, ActionKind.RANSOM}
     )
@@ -128,7 +133,7 @@ class TowerExpansion(Expansion):
     def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
         super().__init__(config, catalogue)
         self.capture_rules = CaptureRules.from_config(config)
-        self.floors_dealt = floor_supply(config)
+        self.floors_dealt = (TOWER_FLOORS[config.players], 0, 0)  # R32; black_tower deals its own (R51)
         self.ransom_allowed = not config.no_ransom
         self.tops_capturable = not config.tower_top_followers_immune
         self.own_capturable = not config.capture_opponents_only

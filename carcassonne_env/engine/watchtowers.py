@@ -45,6 +45,7 @@ def watchtower_count(game: ExpansionHost, pos: int, subject: str, *, include_tow
 
 class WatchtowersExpansion(Expansion):
     name = "watchtowers"
+    tile_set = "watchtowers"
 
     def before_scoring(self, game: ExpansionHost, completed: list[int]) -> None:
         """R62–R64 (a): award every triggered bonus on the board as it stands after phase 2."""

@@ -17,8 +17,8 @@ from gymnasium import spaces
 
 from ..engine import FOLLOWERS_PER_PLAYER, GameConfig, load_catalogue
 from ..engine.black_tower import floor_supply
-from ..engine.config import EXPANSIONS
-from .subcells import Stamp
+from ..engine.registry import EXPANSIONS
+from .subcell_planes import Stamp
 
 __all__ = ["VARIANT_FLAGS", "Entry", "Layout", "rules_entries"]
 

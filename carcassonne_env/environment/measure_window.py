@@ -21,7 +21,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..engine import Game, GameConfig
-from ..engine.actions import ActionKind
+from ..engine.actions import Action, ActionKind
+from ..engine.playout import random_playout
 from .window import BoundingBox, required_size
 
 __all__ = ["WindowStats", "main", "measure"]
@@ -64,19 +65,16 @@ class WindowStats:
 def _play(seed: int) -> tuple[int, int, Counter[int]]:
     """One random game: (final extent, decisions, window needed → decisions)."""
     config = GameConfig(players=2 + seed % 5, expansions=ALL_EXPANSIONS)
-    game = Game(config, seed=seed)
-    rng = random.Random(seed)
     box = BoundingBox(0, 0, 0, 0)
     needs: Counter[int] = Counter()
-    decisions = 0
-    while not game.is_over:
-        legal = game.legal_actions()
+
+    def measure_decision(legal: Sequence[Action], action: Action) -> None:
+        nonlocal box
         needs[required_size(box, ((a.x, a.y) for a in legal if a.kind not in _NO_POSITION))] += 1
-        decisions += 1
-        action = legal[rng.randrange(len(legal))]
-        game.apply(action)
         if action.kind == ActionKind.PLACE:
             box = box.grow(action.x, action.y)
+
+    decisions = random_playout(Game(config, seed=seed), random.Random(seed), measure_decision)
     return box.extent, decisions, needs
 
 

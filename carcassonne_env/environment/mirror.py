@@ -26,7 +26,7 @@ import numpy as np
 from ..engine import FloorColour, Game, SegmentKind, TileType
 from ..engine.geometry import unpack
 from .layout import SATURATE, WATCHTOWER_SUBJECTS, Layout
-from .subcells import Stamp, border_links, stamp
+from .subcell_planes import Stamp, border_links, stamp
 from .window import BoundingBox
 
 __all__ = ["Mirror"]

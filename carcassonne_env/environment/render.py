@@ -23,11 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine import Game
+from ..engine import Game, GameConfig
 from ..engine.subcells import anchor_cell
 from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
+from .codec import ActionCodec
 from .observation import Encoder
-from .subcells import stamp
+from .options import DEFAULT_WINDOW
+from .subcell_planes import stamp
 from .window import BoundingBox
 
 __all__ = ["SEAT_COLOURS", "TILE", "render_rgb", "write_png"]
@@ -156,10 +158,13 @@ def write_png(path: str | Path, image: np.ndarray) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m carcassonne_env.environment.render OUT.png``: play a seeded random game, save its picture."""
-    import argparse
+    """``python -m carcassonne_env.environment.render OUT.png``: play a seeded random game, save its picture.
 
-    from .aec import raw_env
+    The game is the one ``raw_env`` plays after ``reset(seed=SEED)`` when each step picks uniformly
+    from ``np.random.default_rng(SEED)`` among the mask's actions (the env's encoder and codec, at
+    the default window), played here without the env.
+    """
+    import argparse
 
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.environment.render", description=main.__doc__)
     parser.add_argument("out")
@@ -168,15 +173,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=10_000, help="stop after this many steps (default: all)")
     args = parser.parse_args(argv)
-    expansions = [e for e in args.expansions.split(",") if e]
-    env = raw_env(players=args.players, expansions=expansions, render_mode="rgb_array")
-    env.reset(seed=args.seed)
+    config = GameConfig(players=args.players, expansions=tuple(e for e in args.expansions.split(",") if e))
+    game = Game(config, seed=args.seed)
+    encoder = Encoder(config, DEFAULT_WINDOW)
+    encoder.reset(game)
+    codec = ActionCodec(DEFAULT_WINDOW)
     rng = np.random.default_rng(args.seed)
     for _ in range(args.steps):
-        if env.game.is_over:
+        if game.is_over:
             break
-        env.step(int(rng.choice(np.flatnonzero(env.action_mask(env.agent_selection)))))
-    write_png(args.out, render_rgb(env.game, env.encoder))
+        legal, _ = codec.legal_indices(game, encoder.window, encoder.frontier_inside)
+        index = int(rng.choice(np.flatnonzero(codec.mask(legal))))
+        game.apply(codec.decode_for(game, index, encoder.window))
+        encoder.sync(game)
+    write_png(args.out, render_rgb(game, encoder))
 
 
 if __name__ == "__main__":

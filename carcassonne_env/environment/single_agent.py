@@ -31,7 +31,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .. import players
+from .. import player_protocols as players
 from ..engine import IllegalActionError
 from ..engine.config import as_int
 from .aec import raw_env
