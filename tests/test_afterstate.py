@@ -248,7 +248,7 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     state = json.loads((out / "state.json").read_text())
     assert [h["generation"] for h in state["history"]] == [0, 1]
     assert (out / "gen_001" / "candidate.npz").exists() and (out / "ratings.png").exists()
-    assert len((out / "gen_001" / "games.jsonl").read_text().splitlines()) == 2
+    assert len((out / "gen_001" / "self_play" / "games.jsonl").read_text().splitlines()) == 2
     again = run_cli(*TINY, "--out", str(out), "--generations", "1")
     assert again.returncode != 0 and "already holds a run" in again.stderr
     changed = run_cli(*TINY, "--out", str(out), "--generations", "2", "--resume", "--seed", "5")

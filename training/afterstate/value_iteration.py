@@ -15,7 +15,7 @@ Each **generation** g:
 
 1. **Self-play**: the best agent so far plays ``games_per_generation`` games against itself through
    the tournament back-ends (worker processes; ``--backend ray`` for a cluster), new tile orders
-   every generation (``gen_NNN/games.jsonl``).
+   every generation (``gen_NNN/self_play/``).
 2. **Fit**: a fresh network is fitted to the last ``window`` generations' games: at every turn's
    start, each player's inputs (:func:`~agents.nets.value_net.value_inputs`) and the target
    *final score − end-now score* (Monte Carlo, ``td_lambda`` = 1) or the TD(λ) return of the
@@ -62,7 +62,6 @@ from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
 from training.arena import tournament
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
-from training.arena.schedule import Fixture
 from training.sb3.threads import free_cores
 
 __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
@@ -243,11 +242,13 @@ def samples_from_games(records: Sequence[GameRecord], td_lambda: float = 1.0,
     return Samples(np.concatenate(xs), np.concatenate(ts), np.concatenate(ys), np.concatenate(gs))
 
 
-def _read_records(paths: Sequence[Path]) -> list[GameRecord]:
-    """The records of the games in ``games.jsonl`` files, in game-index order."""
+def _read_records(dirs: Sequence[Path]) -> list[GameRecord]:
+    """The records of the games of self-play tournament directories, in game-index order (every line
+    is replayed and checked against its recorded scores as it is read)."""
     records: list[GameRecord] = []
-    for path in paths:
-        records.extend(GameRecord.from_dict(g["record"]) for g in tournament.load_games(path.parent))
+    for d in dirs:
+        games = sorted(tournament.iter_games(d), key=lambda g: int(g["index"]))  # file order is completion order
+        records.extend(GameRecord.from_dict(g["record"]) for g in games)
     return records
 
 
@@ -349,20 +350,9 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def _self_play(s: Settings, g: int, spec: str, out: Path, workers: int) -> None:
-    """Play generation ``g``'s self-play games into ``out/games.jsonl`` (resuming)."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / tournament.GAMES_FILE
-    done = {int(x["index"]) for x in tournament.load_games(out)}
-    base = 10_000_000 * (s.seed + 1) + 100_000 * g
-    n = s.players
-    fixtures = [Fixture(i, i, base + i, (spec,) * n) for i in range(s.games_per_generation) if i not in done]
-    backend = make_backend(s.backend, s.address or None)
-    with path.open("a") as sink:
-        for f, result in tournament.play_fixtures(s.game_config(), fixtures, workers, s.progress, len(done),
-                                                  backend):
-            sink.write(json.dumps({"index": f.index, "group": f.group, **result.to_dict()}, separators=(",", ":"))
-                       + "\n")
-            sink.flush()
+    """Play (or resume) generation ``g``'s self-play games into ``out`` (a tournament directory)."""
+    _tournament(s, out, (spec,), "self_play", s.games_per_generation, 10_000_000 * (s.seed + 1) + 100_000 * g,
+                workers)
 
 
 def _tournament(s: Settings, out: Path, agents: tuple[str, ...], mode: str, seeds: int, first_seed: int,
@@ -515,11 +505,11 @@ def train(s: Settings) -> Path:
         if state["step"] == "play":
             spec = _spec_of(state["best_value"], fast=s.play_fast)
             print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
-            _self_play(s, g, spec, gen, workers)
+            _self_play(s, g, spec, gen / "self_play", workers)
             save(step="fit")
         if state["step"] == "fit":
             first = max(1, g - s.window + 1)
-            paths = [out / f"gen_{k:03d}" / tournament.GAMES_FILE for k in range(first, g + 1)]
+            paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
             print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
             best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
             samples = samples_from_games(_read_records(paths), s.td_lambda, best_value)
