@@ -11,6 +11,7 @@ Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents 
 
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
+from .afterstate import AfterstateAgent, load_value_net
 from .evaluation import END_NOW, PositionValue
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
@@ -20,16 +21,24 @@ from .value import LinearValue
 
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
-    final margin shipped in ``agents/pretrained/value_linear.json``) or the path of a weights file
-    written by ``carcassonne train value``."""
+    final margin shipped in ``agents/pretrained/value_linear.json``), the path of a weights file
+    written by ``carcassonne train value`` or of a value network (``.npz``) written by
+    ``carcassonne train afterstate``."""
     if name == "end_now":
         return END_NOW
+    if name.endswith(".npz"):
+        return load_value_net(name)
     return LinearValue.load() if name == "linear" else LinearValue.load(name)
 
 
 def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgent:
     """``greedy``, ``greedy:fast=1``, ``greedy:value=linear`` (see :func:`position_value`)."""
     return GreedyAgent(seed, fast=fast, value=position_value(value))
+
+
+def _afterstate(seed: int, model: str = "pretrained", fast: bool = False) -> AfterstateAgent:
+    """``afterstate:pretrained`` or ``afterstate:PATH.npz``: greedy's search on a learned value network."""
+    return AfterstateAgent(seed, load_value_net(model), fast=fast)
 
 
 def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
@@ -78,10 +87,12 @@ def _mcts(
 register_agent("random", RandomAgent)
 register_agent("greedy", _greedy)
 register_agent("mcts", _mcts)
+register_agent("afterstate", _afterstate)
 register_agent("ppo", _ppo)
 register_agent("rllib", _rllib)
 
 __all__ = [
+    "AfterstateAgent",
     "AgentSpecError",
     "EngineAgent",
     "GreedyAgent",

@@ -1,4 +1,4 @@
-"""The networks and priors that trained agents play with (the ``ppo:`` and ``rllib:`` agents).
+"""The networks and priors that trained agents play with (the ``ppo:``, ``rllib:`` and ``afterstate:`` agents).
 
 * :mod:`agents.nets.board_net`: :class:`~agents.nets.board_net.BoardNet`, the board network in plain
   torch, shared by both trainers;
@@ -9,10 +9,12 @@
   an RLlib module (the class an ``rllib:`` checkpoint names; needs the ``ray`` extra);
 * :mod:`agents.nets.prior`: :class:`~agents.nets.prior.ActionPrior`, the action values of a searching
   agent that a residual policy adds to its logits (no torch);
+* :mod:`agents.nets.value_net`: :class:`~agents.nets.value_net.ValueNet`, the afterstate value network of
+  the ``afterstate:`` agent (numpy inference, no torch), trained by ``carcassonne train afterstate``;
 * :mod:`agents.nets.legacy`: the module names of checkpoints saved before these moved here.
 
 Checkpoints pickle the module path of their classes, so these modules are where saved models
 point: they are play-time code, and the trainers (:mod:`training`) import them, never the other way
-round. Everything but :mod:`~agents.nets.prior` needs torch (the ``train`` extra); this package
-imports none of its modules itself.
+round. Everything but :mod:`~agents.nets.prior` and :mod:`~agents.nets.value_net` needs torch (the
+``train`` extra); this package imports none of its modules itself.
 """

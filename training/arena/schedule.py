@@ -7,7 +7,8 @@ statistics resample.
 
 * round robin: one table per set of ``players`` distinct agents (every pair meets, for 2 players);
 * gauntlet: one table per opponent of the field, the candidate in seat 0 and ``players - 1``
-  copies of that opponent in the others (for 2 players: candidate vs each opponent).
+  copies of that opponent in the others (for 2 players: candidate vs each opponent);
+* self play: one agent in every seat, one game per seed (a trainer's games, not a rating).
 
 Fixtures are ordered seed-major, so a tournament stopped early has played every table about
 equally often.
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from carcassonne_env.engine import GameConfig
 
-__all__ = ["Fixture", "ScheduleError", "gauntlet", "rotations", "round_robin"]
+__all__ = ["Fixture", "ScheduleError", "gauntlet", "rotations", "round_robin", "self_play"]
 
 
 class ScheduleError(ValueError):
@@ -79,3 +80,12 @@ def gauntlet(candidate: str, field: Sequence[str], players: int, seeds: Sequence
     if not field:
         raise ScheduleError("field: a gauntlet needs at least one opponent")
     return _fixtures([(candidate, *[opponent] * (players - 1)) for opponent in field], seeds)
+
+
+def self_play(agent: str, players: int, seeds: Sequence[int]) -> list[Fixture]:
+    """``agent`` in every seat, one game per seed (its own group): the games a self-play trainer learns
+    from. Every seat is the same agent, so seat rotations would replay the same game."""
+    _check([agent], players)
+    if not seeds:
+        raise ScheduleError("seeds: at least one seed is needed")
+    return [Fixture(i, i, seed, (agent,) * players) for i, seed in enumerate(seeds)]

@@ -42,7 +42,7 @@ from carcassonne_env.engine import ConfigError, GameConfig, GameRecord
 from .backends import Backend, make_backend, single_threaded
 from .match import MATCH_OPTIONS, ON_ERROR, Forfeit, MatchResult, competition_ranks
 from .ratings import Sprt, sprt
-from .schedule import Fixture, ScheduleError, gauntlet, round_robin
+from .schedule import Fixture, ScheduleError, gauntlet, round_robin, self_play
 from .storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 
 __all__ = [
@@ -62,7 +62,7 @@ __all__ = [
 
 SETTINGS_FILE = "tournament.json"
 GAMES_FILE = "games.jsonl"
-_MODES = ("round_robin", "gauntlet")
+_MODES = ("round_robin", "gauntlet", "self_play")
 
 
 class TournamentError(ValueError):
@@ -71,8 +71,9 @@ class TournamentError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """What defines a tournament's games. ``mode`` is ``round_robin`` or ``gauntlet`` (candidate =
-    ``agents[0]``, field = the rest); seeds are ``first_seed .. first_seed + seeds - 1``; ``sprt`` is
+    """What defines a tournament's games. ``mode`` is ``round_robin``, ``gauntlet`` (candidate =
+    ``agents[0]``, field = the rest) or ``self_play`` (``agents[0]`` in every seat); seeds are
+    ``first_seed .. first_seed + seeds - 1``; ``sprt`` is
     ``(elo0, elo1, alpha, beta)`` for a 2-agent, 2-player match, or None; ``move_time_limit`` is the
     seconds an agent may take per decision (None: no limit) before it forfeits the game."""
 
@@ -95,7 +96,9 @@ class Settings:
             return round_robin(self.agents, players, seeds)
         if self.mode == "gauntlet":
             return gauntlet(self.agents[0], self.agents[1:], players, seeds)
-        raise TournamentError(f"mode: must be round_robin or gauntlet, got {self.mode!r}")
+        if self.mode == "self_play":
+            return self_play(self.agents[0], players, seeds)
+        raise TournamentError(f"mode: must be one of {', '.join(_MODES)}, got {self.mode!r}")
 
     def check(self) -> None:
         """Raise :class:`TournamentError` for settings that cannot run (every field is checked)."""
@@ -103,7 +106,7 @@ class Settings:
                 not all(isinstance(a, str) and a for a in self.agents):
             raise TournamentError(f"agents: need one or more agent specs, got {self.agents!r}")
         if self.mode not in _MODES:
-            raise TournamentError(f"mode: must be round_robin or gauntlet, got {self.mode!r}")
+            raise TournamentError(f"mode: must be one of {', '.join(_MODES)}, got {self.mode!r}")
         for name in ("seeds", "first_seed"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):

@@ -5,7 +5,7 @@ A trainer is a module with a ``main(argv, prog)`` function that parses its own a
 exit status. It registers with one line in :data:`TRAINERS`: its subcommand, its module and a
 one-line summary, e.g. ::
 
-    Trainer("afterstate", "training.afterstate.train", "afterstate value learning (train extra)"),
+    Trainer("afterstate", "training.afterstate.value_iteration", "afterstate value iteration (train extra)"),
 
 The module is imported only when its subcommand runs, so ``carcassonne --help`` and ``carcassonne
 train --help`` import no torch.
@@ -49,6 +49,9 @@ TRAINERS: tuple[Trainer, ...] = (
             "Stable-Baselines3 MaskablePPO self-play: the ppo: agents (presets quick, full; train extra)"),
     Trainer("rllib", "training.rllib.selfplay", "RLlib PPO self-play, on one machine or a Ray cluster: "
             "the rllib: agents (ray extra)"),
+    Trainer("afterstate", "training.afterstate.value_iteration",
+            "afterstate value iteration (TD-Gammon-style self-play with a gate): the afterstate: agents "
+            "(presets quick, full; train extra)"),
     Trainer("value", "training.value.fit_linear",
             "fit the linear position value of greedy:value=linear on tournament games.jsonl files"),
 )

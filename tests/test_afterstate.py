@@ -1,0 +1,274 @@
+"""The afterstate value network (agents/nets/value_net.py), its agent (agents/afterstate.py) and its
+trainer (training/afterstate/value_iteration.py): inputs against the rules state, targets against
+an independent replay, the gate on constructed cases, resume, and a tiny run from the command line."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import AgentSpecError, GreedyAgent, make_agent
+from agents.afterstate import AfterstateAgent
+from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inputs
+from agents.value import FEATURES, player_features
+from carcassonne_env.engine import Game, GameConfig, Phase
+from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.tiles import SegmentKind
+from training.afterstate import value_iteration as vi
+
+ALL = ("tower", "black_tower", "watchtowers")
+REPO = Path(__file__).resolve().parents[1]
+RED, BLUE = 0, 1
+
+
+def random_game(seed: int, players: int = 2, stop_after: int | None = None, expansions: tuple[str, ...] = ALL) -> Game:
+    rng = random.Random(seed)
+    game = Game(GameConfig(players=players, expansions=expansions), seed=seed)
+    while not game.is_over and (stop_after is None or len(game.history) < stop_after):
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    return game
+
+
+def follower_features_by_the_rules(game: Game) -> np.ndarray:
+    """FOLLOWER_FEATURES recomputed from the public ``followers()`` / ``feature()`` API (R6–R8, R20)."""
+    rows = np.zeros((game.num_players, len(FOLLOWER_FEATURES)))
+    col = {name: i for i, name in enumerate(FOLLOWER_FEATURES)}
+    index = {(t.x, t.y): i for i, t in enumerate(game.tiles())}
+    counted: set[int] = set()
+    for f in game.followers():
+        key = game.feature_key(game.segment_base(index[f.x, f.y]) + f.slot)
+        feature = game.feature(f.x, f.y, f.slot)
+        rows[f.owner, col["on_board"]] += 1
+        if feature.kind is SegmentKind.FIELD:
+            rows[f.owner, col["farmers"]] += 1
+        elif feature.kind is SegmentKind.MONASTERY:
+            missing = sum(game.tile_at(f.x + dx, f.y + dy) is None
+                          for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0))
+            if missing:
+                rows[f.owner, col["monasteries"]] += 1
+                rows[f.owner, col["monastery_missing"]] += missing
+        elif feature.open_edges and key not in counted:
+            counted.add(key)
+            name = "city" if feature.kind is SegmentKind.CITY else "road"
+            top = max(feature.followers)
+            for p, c in enumerate(feature.followers):
+                if c == top:
+                    rows[p, col[f"{name}_led"]] += 1
+                    rows[p, col[f"{name}_led_open"]] += feature.open_edges
+                    rows[p, col[f"{name}_led_tiles"]] += feature.size
+                elif c:
+                    rows[p, col[f"{name}_behind"]] += 1
+    return rows
+
+
+@pytest.mark.parametrize(("seed", "players", "stop"), [(0, 2, 60), (1, 2, 150), (2, 3, 120), (3, 4, 200), (4, 2, 250)])
+def test_value_inputs_follow_the_rules_state(seed: int, players: int, stop: int) -> None:
+    game = random_game(seed, players, stop)
+    x, end_now, t = value_inputs(game)
+    f, e, t_linear = player_features(game)
+    k = len(FEATURES) + len(FOLLOWER_FEATURES)
+    assert x.shape == (players, len(INPUTS)) and list(end_now) == list(game.scores_if_ended_now()) == list(e)
+    assert t == t_linear
+    assert np.array_equal(x[:, :len(FEATURES)], f)
+    expected = follower_features_by_the_rules(game)
+    assert np.array_equal(x[:, len(FEATURES):k], expected)
+    own = x[:, :k]
+    for p in range(players):  # the other players' block is their element-wise maximum
+        assert np.array_equal(x[p, k:2 * k], np.max(np.delete(own, p, axis=0), axis=0))
+    assert x[0, -2] == t and x[0, -1] == t * t
+
+
+def test_inputs_see_followers_in_play() -> None:
+    """The test above must not pass on all-zero rows: over a game the follower features take values."""
+    seen = np.zeros(len(FOLLOWER_FEATURES))
+    for seed in range(5, 15):  # a follower behind in a city or road needs two features merged: rare at random
+        game = random_game(seed, 2)
+        replay = Game(game.config, seed=seed)
+        for action in game.history:
+            if replay.phase is Phase.PLACE:
+                seen = np.maximum(seen, follower_features_by_the_rules(replay).max(axis=0))
+            replay.apply(action)
+    behind = {"city_behind", "road_behind"}  # needs two features merged: rare at random, built below
+    assert all(v > 0 for name, v in zip(FOLLOWER_FEATURES, seen, strict=True) if name not in behind), seen
+
+
+def test_a_road_held_two_to_one() -> None:
+    """Three straight roads E–W in a row (R7): Red's two robbers against Blue's one; Blue's farmer."""
+    game = (
+        PositionBuilder(GameConfig(players=2))
+        .tile("base/RFr", 0, 0).tile("base/RFr", 1, 0).tile("base/RFr", 2, 0)
+        .follower(RED, 0, 0, 0).follower(RED, 1, 0, 0).follower(BLUE, 2, 0, 0).follower(BLUE, 0, 0, 1)
+        .build(pile=["base/C"], current_player=RED)
+    )
+    x, _, _ = value_inputs(game)
+    rows = {name: x[:, len(FEATURES) + i].tolist() for i, name in enumerate(FOLLOWER_FEATURES)}
+    assert rows["road_led"] == [1, 0] and rows["road_led_open"] == [2, 0] and rows["road_led_tiles"] == [3, 0]
+    assert rows["road_behind"] == [0, 1] and rows["farmers"] == [0, 1] and rows["on_board"] == [2, 2]
+    assert rows["city_led"] == rows["city_behind"] == [0, 0]
+
+
+def one_layer_net(weights: np.ndarray, bias: float, config: dict[str, object]) -> ValueNet:
+    width = len(INPUTS)
+    return ValueNet(((weights.reshape(width, 1), np.array([bias])),), np.zeros(width), np.ones(width), config, {})
+
+
+def test_the_network_is_end_now_plus_t_times_its_output() -> None:
+    game = random_game(6, stop_after=90)
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=len(INPUTS))
+    net = one_layer_net(w, 2.5, game.config.to_dict())
+    x, end_now, t = value_inputs(game)
+    by_hand = [e + t * (float(row @ w) + 2.5) for row, e in zip(x, end_now, strict=True)]
+    assert np.allclose(net.final_scores(game), by_hand)
+    a, b = by_hand
+    assert np.allclose(net.margins(game), [a - b, b - a])
+    finished = random_game(7)
+    assert net.final_scores(finished) == list(finished.scores)
+
+
+def test_a_zero_network_plays_like_greedy() -> None:
+    game = random_game(2, stop_after=70)
+    zero = one_layer_net(np.zeros(len(INPUTS)), 0.0, game.config.to_dict())
+    assert GreedyAgent(seed=0, value=zero).action_values(game) == GreedyAgent(seed=0).action_values(game)
+
+
+def test_save_load_and_the_spec(tmp_path: Path) -> None:
+    config = GameConfig(players=2, expansions=ALL).to_dict()
+    net = one_layer_net(np.arange(len(INPUTS), dtype=np.float64) / 100, 1.0, config)
+    path = tmp_path / "v.npz"
+    net.save(path)
+    loaded = ValueNet.load(path)
+    game = random_game(8, stop_after=40)
+    assert loaded.final_scores(game) == net.final_scores(game)
+    agent = make_agent(f"afterstate:{path}", seed=0)
+    assert isinstance(agent, AfterstateAgent) and agent.choose_action(game) in game.legal_actions()
+    assert make_agent(f"greedy:value={path}", seed=0).choose_action(game) in game.legal_actions()
+    with pytest.raises(ValueError, match="trained for the game configuration"):
+        agent.choose_action(random_game(8, players=3, stop_after=10))
+    with pytest.raises(AgentSpecError, match="no value network at"):
+        make_agent(f"afterstate:{tmp_path / 'missing.npz'}", seed=0)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="cannot load"):
+        ValueNet.load(tmp_path / "junk.npz")
+
+
+def with_unseen_pile_permuted(game: Game, rng: np.random.Generator) -> Game:
+    data = game.to_dict()
+    drawn = data["drawn"]
+    unseen = data["pile"][drawn:]
+    data["pile"][drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
+    return Game.from_dict(data)
+
+
+def test_the_agent_does_not_depend_on_the_unseen_pile() -> None:
+    """R4: only the multiset of the pile is public; permuting the rest of the pile changes no move."""
+    rng = np.random.default_rng(3)
+    net = one_layer_net(rng.normal(size=len(INPUTS)), 0.0, GameConfig(players=2, expansions=ALL).to_dict())
+    for stop in (30, 100, 180):
+        game = random_game(9, stop_after=stop)
+        permuted = with_unseen_pile_permuted(game, rng)
+        assert permuted.to_dict()["pile"] != game.to_dict()["pile"]
+        assert AfterstateAgent(4, net).choose_action(game) == AfterstateAgent(4, net).choose_action(permuted)
+
+
+def test_monte_carlo_and_td0_targets() -> None:
+    """λ = 1: every target is final − end-now; λ = 0 with the end-now value: the change of the
+    end-now score to the next turn's start (the final score after the last)."""
+    games = [random_game(s, expansions=()) for s in (10, 11)]
+    mc = vi.samples_from_games([g.record() for g in games], 1.0)
+    td = vi.samples_from_games([g.record() for g in games], 0.0)
+    expected_mc, expected_td = [], []
+    for g in games:
+        replay = Game(g.config, seed=g.seed)
+        starts = []
+        for action in g.history:
+            if replay.phase is Phase.PLACE:
+                starts.append(replay.scores_if_ended_now())
+            replay.apply(action)
+        nexts = [*starts[1:], g.scores]
+        for k in range(len(starts) - 1, -1, -1):  # rows are stored from the end of each game
+            expected_mc.extend(f - e for f, e in zip(g.scores, starts[k], strict=True))
+            expected_td.extend(n - e for n, e in zip(nexts[k], starts[k], strict=True))
+    assert mc.y.tolist() == expected_mc
+    assert td.y.tolist() == expected_td
+    assert sorted(set(mc.game.tolist())) == [0, 1]
+
+
+def test_the_fit_learns_a_known_correction() -> None:
+    """Targets t · (3 · supply − 2 · other player's open city points): the fitted network predicts
+    held-out rows far better than the end-now value (correction 0)."""
+    games = [random_game(s, expansions=()) for s in range(12, 20)]
+    samples = vi.samples_from_games([g.record() for g in games])
+    supply, other_city = INPUTS.index("supply"), INPUTS.index("other_open_city")
+    samples.y = samples.t * (3 * samples.x[:, supply] - 2 * samples.x[:, other_city])
+    settings = vi.Settings(epochs=150, hidden=(32,), learning_rate=3e-3, holdout=0.25)
+    net, losses = vi.fit_value_net(samples, settings, seed=0, config={})
+    assert losses["heldout_mse"] < 0.05 * losses["heldout_mse_end_now"]
+    pred = net.corrections(samples.x, samples.t)
+    assert np.corrcoef(pred, samples.y)[0, 1] > 0.97
+
+
+def pair(group: int, a_score: int, b_score: int, swapped: bool = False) -> dict[str, object]:
+    seats, scores = (["b", "a"], [b_score, a_score]) if swapped else (["a", "b"], [a_score, b_score])
+    return {"group": group, "seats": seats, "scores": scores}
+
+
+def test_the_gate() -> None:
+    wins = [pair(g, 50, 40, s) for g in range(30) for s in (False, True)]
+    split = [pair(g, 50, 40, s) if g % 2 else pair(g, 40, 50, s) for g in range(30) for s in (False, True)]
+    seat_luck = [pair(g, 50, 40, s) if s else pair(g, 40, 50, s) for g in range(30) for s in (False, True)]
+    assert vi.gate_passes(wins, "a", "b", None)[0]
+    assert vi.gate_passes(wins, "a", "b", None)[1]["score"] == 1.0
+    assert not vi.gate_passes(split, "a", "b", None)[0]
+    assert not vi.gate_passes(seat_luck, "a", "b", None)[0]  # every pair split: score ½ exactly
+    assert vi.gate_passes(seat_luck, "a", "b", "H1")[0]  # the SPRT's decision rules when it has one
+    assert not vi.gate_passes(wins, "a", "b", "H0")[0]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "training.cli", "train", "afterstate", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+
+
+TINY = ("quick", "--expansions", "--games-per-generation", "2", "--gate-seeds", "1", "--anchor-seeds", "1",
+        "--anchors", "random", "--epochs", "2", "--workers", "1", "--no-progress")
+
+
+def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = run_cli(*TINY, "--out", str(out), "--generations", "1")
+    assert first.returncode == 0, first.stderr
+    state = json.loads((out / "state.json").read_text())
+    assert [h["generation"] for h in state["history"]] == [0, 1]
+    assert (out / "gen_001" / "candidate.npz").exists() and (out / "ratings.png").exists()
+    assert len((out / "gen_001" / "self_play" / "games.jsonl").read_text().splitlines()) == 2
+    again = run_cli(*TINY, "--out", str(out), "--generations", "1")
+    assert again.returncode != 0 and "already holds a run" in again.stderr
+    changed = run_cli(*TINY, "--out", str(out), "--generations", "2", "--resume", "--seed", "5")
+    assert changed.returncode != 0 and "--seed 0 (now 5)" in changed.stderr
+    resumed = run_cli(*TINY, "--out", str(out), "--generations", "2", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    state = json.loads((out / "state.json").read_text())
+    assert [h["generation"] for h in state["history"]] == [0, 1, 2]
+    rows = (out / "curve.csv").read_text().splitlines()
+    assert len(rows) == 4 and rows[0].startswith("generation,admitted,hours,best")
+
+
+@pytest.mark.parametrize(("flag", "value", "message"), [
+    ("--games-per-generation", "0", "--games-per-generation must be at least 1"),
+    ("--players", "7", "--players / --expansions"),
+    ("--td-lambda", "1.5", "--td-lambda must be in [0, 1]"),
+    ("--init", "nowhere.npz", "no value network at nowhere.npz"),
+    ("--anchors", "bogus", "agent 'bogus'"),
+])
+def test_bad_settings_are_refused_by_name(tmp_path: Path, flag: str, value: str, message: str) -> None:
+    result = run_cli("quick", "--out", str(tmp_path / "x"), flag, value)
+    assert result.returncode != 0
+    assert message in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,564 @@
+"""Afterstate value iteration by self-play — TD-Gammon's recipe, one readable file.
+
+    carcassonne train afterstate quick                        # the main job's run (≈ 4 minutes, 2 cores)
+    carcassonne train afterstate full --out runs/afterstate   # hours; --resume continues it
+    carcassonne train afterstate quick --generations 4        # any setting can be overridden
+
+The policy is the one-turn search of :class:`~agents.greedy.GreedyAgent`: every line of the
+player's turn (placement, follower / floor / tower top, capture) is valued by a position value at
+the turn's end, and the best line is played; the tile draw that follows is chance. Learning that
+value *is* learning the policy: a better value ranks the lines better. The value is
+:class:`~agents.nets.value_net.ValueNet`, a small MLP correcting the end-now score (what greedy
+maximises) towards the expected final score.
+
+Each **generation** g:
+
+1. **Self-play**: the best agent so far plays ``games_per_generation`` games against itself through
+   the tournament back-ends (worker processes; ``--backend ray`` for a cluster), new tile orders
+   every generation (``gen_NNN/self_play/``).
+2. **Fit**: a fresh network is fitted to the last ``window`` generations' games: at every turn's
+   start, each player's inputs (:func:`~agents.nets.value_net.value_inputs`) and the target
+   *final score − end-now score* (Monte Carlo, ``td_lambda`` = 1) or the TD(λ) return of the
+   best value's predictions along the game. Whole games are held out to stop the fit
+   (``gen_NNN/candidate.npz``). torch, on ``--device``.
+3. **Gate**: the candidate plays the best on paired seeds (seat-swapped pairs, ``gate_seeds`` tile
+   orders) with the tournament runner, stopped early by an SPRT (H0: Elo ≤ 0, H1: Elo ≥
+   ``gate_elo``) in 2-player games. It is admitted only if the SPRT accepts H1, or, when the games
+   run out first, if the 95 % interval of its paired score lies above ½ (``gen_NNN/gate/``).
+4. **Rating**: the best agent after the gate plays every anchor (random, greedy,
+   ``greedy:value=linear``) on the same ``anchor_seeds`` tile orders each generation; its score
+   and Elo against each, with intervals, go to ``curve.csv``, TensorBoard (``anchor/…``) and
+   ``ratings.png`` (ratings against training hours).
+
+Generation 0 is the starting value (``init``: ``end_now`` = the reference greedy, ``linear`` =
+the shipped linear value, or a ``.npz``), rated like the others. ``state.json`` records each step
+as it finishes (written atomically), so a killed run continues with ``--resume`` where it stopped;
+the tournaments inside resume game by game. The best network is ``best.npz`` (agent spec
+``afterstate:OUT/best.npz``); ``best.spec`` holds the best agent's spec (generation 0's greedy
+until a generation is admitted).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents import make_agent, position_value
+from agents.evaluation import PositionValue
+from agents.nets.value_net import INPUTS, ValueNet, value_inputs
+from agents.spec import AgentSpecError
+from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
+from training.arena import tournament
+from training.arena.backends import BACKENDS, make_backend
+from training.arena.ratings import head_to_heads, pair_stats
+from training.sb3.threads import free_cores
+
+__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of an afterstate value-iteration run (each one is a command-line flag)."""
+
+    out: str = "runs/afterstate"
+    """Output directory: generations, networks, TensorBoard logs, curve.csv, ratings.png."""
+    seed: int = 0
+    """Seeds the tile orders of self-play and gates, the agents' tie-breaks and the fits."""
+    players: int = 2
+    """Players per game (2–6)."""
+    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    """Expansions in play (the 2-player tower variant by default)."""
+    generations: int = 8
+    """Generations to train in total; --resume continues up to it (raise it to train longer)."""
+    init: str = "end_now"
+    """Generation 0's value: end_now (the reference greedy), linear (the shipped linear value) or a .npz."""
+    games_per_generation: int = 200
+    """Self-play games each generation."""
+    window: int = 3
+    """Generations of self-play games each fit sees (the newest ones)."""
+    play_fast: bool = True
+    """Self-play with greedy's fast option (tower look-ahead pruned at PLACE: ~3× cheaper)."""
+    eval_fast: bool = False
+    """The gate and the ratings with the fast option too (for quick runs; the anchors are as named)."""
+    td_lambda: float = 1.0
+    """λ of the TD(λ) targets: 1 = Monte Carlo (final score), < 1 mixes in the best value's predictions."""
+    hidden: tuple[int, ...] = (64, 64)
+    """Hidden layer widths of the value network."""
+    epochs: int = 40
+    """Maximum passes over the fit's data (the held-out loss stops it earlier)."""
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    holdout: float = 0.1
+    """Share of the fit's games held out to choose the epoch."""
+    gate_seeds: int = 200
+    """Tile orders of the gate at most (each played in every seat rotation: 400 games for 2 players)."""
+    gate_elo: float = 20.0
+    """The gate's SPRT H1 (Elo over the best); H0 is Elo ≤ 0; α = β = 0.05."""
+    anchors: tuple[str, ...] = ("random", "greedy", "greedy:value=linear")
+    """Fixed agents every generation's best is rated against."""
+    anchor_seeds: int = 50
+    """Tile orders per anchor (the same every generation)."""
+    workers: int = 0
+    """Game-playing workers (0 = the free cores)."""
+    backend: Literal["process", "ray"] = "process"
+    """Where games are played: worker processes or Ray tasks (``address`` for a cluster)."""
+    address: str = ""
+    """Ray cluster address with --backend ray (empty: a local Ray)."""
+    device: str = "cpu"
+    """torch device of the fit: cpu or cuda."""
+    threads: int = 0
+    """torch threads of the fit (0 = choose from the free cores)."""
+    resume: bool = False
+    """Continue the run in ``out`` (same settings except generations, workers, device, threads, progress)."""
+    progress: bool = True
+    """Show progress bars."""
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(players=self.players, expansions=self.expansions)
+
+
+PRESETS: dict[str, tuple[str, Settings]] = {
+    "quick": ("≈ 5 minutes on 2 CPU cores: two generations from greedy (fast search throughout), 60 self-play "
+              "games each, rated against random and greedy:fast=1 (its starting point) on 30 tile orders.",
+              Settings(out="runs/quick_afterstate", generations=2, games_per_generation=60, window=2, epochs=30,
+                       eval_fast=True, gate_seeds=40, gate_elo=40.0, anchors=("random", "greedy:fast=1"),
+                       anchor_seeds=30)),
+    "full": ("The pretrained agent (hours on 2 cores; use many): generations of 200 self-play games from the "
+             "reference greedy, 400-game gates, rated against random, greedy and greedy:value=linear.",
+             Settings(out="runs/afterstate", generations=12)),
+}
+
+#: Settings that may change on --resume (they do not change what the run computes).
+_RESUMABLE = ("generations", "workers", "device", "threads", "progress", "resume", "backend", "address")
+
+
+# ------------------------------------------------------------------------------------------ checks
+def check(s: Settings) -> None:
+    """Raise ValueError naming the first setting that cannot run."""
+    try:
+        s.game_config()
+    except ConfigError as e:
+        raise ValueError(f"--players / --expansions: {e}") from None
+    positive = ("generations", "games_per_generation", "window", "epochs", "batch_size", "gate_seeds",
+                "anchor_seeds")
+    for name in positive:
+        if getattr(s, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(s, name)}")
+    for name in ("workers", "threads", "seed"):
+        if getattr(s, name) < 0:
+            raise ValueError(f"--{name} must be ≥ 0, got {getattr(s, name)}")
+    if not 0.0 <= s.td_lambda <= 1.0:
+        raise ValueError(f"--td-lambda must be in [0, 1], got {s.td_lambda}")
+    if not 0.0 <= s.holdout < 0.5:
+        raise ValueError(f"--holdout must be in [0, 0.5), got {s.holdout}")
+    if not (s.learning_rate > 0 and math.isfinite(s.learning_rate)):
+        raise ValueError(f"--learning-rate must be a positive number, got {s.learning_rate}")
+    if not (s.weight_decay >= 0 and math.isfinite(s.weight_decay)):
+        raise ValueError(f"--weight-decay must be ≥ 0, got {s.weight_decay}")
+    if not (s.gate_elo > 0 and math.isfinite(s.gate_elo)):
+        raise ValueError(f"--gate-elo must be a positive number, got {s.gate_elo}")
+    if not s.hidden or min(s.hidden) < 1:
+        raise ValueError(f"--hidden must list positive layer widths, got {s.hidden}")
+    if s.device not in ("cpu", "cuda"):
+        raise ValueError(f"--device must be cpu or cuda, got {s.device!r}")
+    if s.backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {s.backend!r}")
+    for spec in (_spec_of(s.init, fast=False), *s.anchors):
+        try:
+            make_agent(spec, seed=0)
+        except AgentSpecError as e:
+            raise ValueError(f"agent {spec!r}: {e}") from None
+
+
+def _spec_of(value: str, fast: bool) -> str:
+    """The agent spec that searches on ``value`` (end_now, linear or a .npz path)."""
+    option = ",fast=1" if fast else ""
+    if value == "end_now":
+        return "greedy" + (":fast=1" if fast else "")
+    if value.endswith(".npz"):
+        return f"afterstate:{value}{option}"
+    return f"greedy:value={value}{option}"
+
+
+# ------------------------------------------------------------------------------------------ data
+@dataclass
+class Samples:
+    """Regression rows: inputs ``x`` (rows × len(INPUTS)), pile share ``t``, target corrections
+    ``y`` (expected final − end-now score) and the game each row comes from."""
+
+    x: np.ndarray
+    t: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+
+
+def _predicted_finals(value: PositionValue | None, game: Any, end_now: Sequence[float]) -> list[float]:
+    """The best value's expected final scores of ``game`` (the end-now scores for the end-now value)."""
+    final_scores = getattr(value, "final_scores", None)
+    return list(end_now) if final_scores is None else [float(v) for v in final_scores(game)]
+
+
+def samples_from_games(records: Sequence[GameRecord], td_lambda: float = 1.0,
+                       value: PositionValue | None = None) -> Samples:
+    """Replay each finished game; one row per player at every turn's start (PLACE). The target of a
+    row is ``G − end_now``, where G is the λ-return of the expected final scores along the game:
+    G_k = (1 − λ) · V(s_{k+1}) + λ · G_{k+1}, G at the end = the final scores; λ = 1 is the final
+    score (Monte Carlo). ``value`` is the V of λ < 1."""
+    xs, ts, ys, gs = [], [], [], []
+    for index, record in enumerate(records):
+        game = record.replay(0)
+        states: list[tuple[np.ndarray, list[float], float, list[float]]] = []
+        for action in record.actions:
+            if game.phase is Phase.PLACE:
+                x, end_now, t = value_inputs(game)
+                v = _predicted_finals(value, game, end_now) if td_lambda < 1.0 else end_now
+                states.append((x, end_now, t, v))
+            game.apply(action)
+        if not game.is_over:
+            raise ValueError(f"game {index}: the record does not reach the end of the game")
+        g = np.array(game.scores, dtype=np.float64)
+        for k in range(len(states) - 1, -1, -1):
+            x, end_now, t, _ = states[k]
+            if k + 1 < len(states):
+                g = (1.0 - td_lambda) * np.array(states[k + 1][3]) + td_lambda * g
+            xs.append(x)
+            ts.append(np.full(len(end_now), t))
+            ys.append(g - np.array(end_now))
+            gs.append(np.full(len(end_now), index))
+    if not xs:
+        raise ValueError("no positions to fit: the games are empty")
+    return Samples(np.concatenate(xs), np.concatenate(ts), np.concatenate(ys), np.concatenate(gs))
+
+
+def _read_records(dirs: Sequence[Path]) -> list[GameRecord]:
+    """The records of the games of self-play tournament directories, in game-index order (every line
+    is replayed and checked against its recorded scores as it is read)."""
+    records: list[GameRecord] = []
+    for d in dirs:
+        games = sorted(tournament.iter_games(d), key=lambda g: int(g["index"]))  # file order is completion order
+        records.extend(GameRecord.from_dict(g["record"]) for g in games)
+    return records
+
+
+# ------------------------------------------------------------------------------------------ the fit
+def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, Any],
+                  log: Any = None, step: int = 0) -> tuple[ValueNet, dict[str, float]]:
+    """Fit a fresh :class:`ValueNet` to ``samples`` by Adam on the squared error of the correction,
+    whole games held out to pick the best epoch; returns it and its losses (mean squared points)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    games = np.unique(samples.game)
+    held = set(rng.choice(games, size=round(s.holdout * len(games)), replace=False).tolist())
+    test = np.isin(samples.game, list(held))
+    train = ~test
+    mean = samples.x[train].mean(axis=0)
+    std = samples.x[train].std(axis=0)
+    std[std < 1e-6] = 1.0
+    device = torch.device(s.device)
+
+    def tensors(mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        x = torch.tensor((samples.x[mask] - mean) / std, dtype=torch.float32, device=device)
+        return x, torch.tensor(samples.t[mask], dtype=torch.float32, device=device), \
+            torch.tensor(samples.y[mask], dtype=torch.float32, device=device)
+
+    xtr, ttr, ytr = tensors(train)
+    xte, tte, yte = tensors(test)
+    widths = (len(INPUTS), *s.hidden)
+    layers: list[nn.Module] = []
+    for a, b in itertools.pairwise(widths):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    model = nn.Sequential(*layers, nn.Linear(widths[-1], 1)).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=s.learning_rate, weight_decay=s.weight_decay)
+
+    def loss_of(x: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        prediction: torch.Tensor = model(x)[:, 0] * t
+        return ((prediction - y) ** 2).mean()
+
+    best = (math.inf, [p.detach().clone() for p in model.parameters()], 0)
+    n = len(ytr)
+    for epoch in range(s.epochs):
+        model.train()
+        order = torch.randperm(n, device=device)
+        total = 0.0
+        for i in range(0, n, s.batch_size):
+            idx = order[i:i + s.batch_size]
+            loss = loss_of(xtr[idx], ttr[idx], ytr[idx])
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves Tensor.backward untyped
+            opt.step()
+            total += loss.item() * len(idx)
+        model.eval()
+        with torch.no_grad():
+            held_loss = float(loss_of(xte, tte, yte)) if len(yte) else total / n
+        if log is not None:
+            log.add_scalar("fit/train_mse", total / n, step * 1000 + epoch)
+            log.add_scalar("fit/heldout_mse", held_loss, step * 1000 + epoch)
+        if held_loss < best[0]:
+            best = (held_loss, [p.detach().clone() for p in model.parameters()], epoch + 1)
+    with torch.no_grad():
+        for p, saved in zip(model.parameters(), best[1], strict=True):
+            p.copy_(saved)
+        baseline = float((yte ** 2).mean()) if len(yte) else math.nan
+    linears = [m for m in model if isinstance(m, nn.Linear)]
+    net = ValueNet(
+        tuple((m.weight.detach().cpu().double().numpy().T.copy(), m.bias.detach().cpu().double().numpy().copy())
+              for m in linears),
+        mean.astype(np.float64), std.astype(np.float64), config,
+        {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2]},
+    )
+    return net, {"heldout_mse": best[0], "heldout_mse_end_now": baseline, "epochs": float(best[2])}
+
+
+# ------------------------------------------------------------------------------------------ the gate
+def gate_passes(games: Sequence[dict[str, Any]], candidate: str, best: str, sprt_decision: str | None) -> \
+        tuple[bool, dict[str, float]]:
+    """Whether the candidate is admitted: the SPRT accepted H1, or (no decision) the 95 % interval of
+    its paired score (per tile order, over the seat rotations) lies above ½. For more than two
+    players a game scores 1 for a shared or sole first place over the best's seats, else 0."""
+    stats = pair_stats(head_to_heads(games, (candidate, best)), candidate, best)
+    low, high = stats.paired_score_ci
+    passed = sprt_decision == "H1" or (sprt_decision is None and low > 0.5)
+    return passed, {"score": stats.score, "score_low": low, "score_high": high, "games": float(stats.games),
+                    "elo": _finite(stats.elo), "margin": stats.margin}
+
+
+def _finite(x: float) -> float:
+    return max(-1000.0, min(1000.0, x))
+
+
+# ------------------------------------------------------------------------------------------ the run
+def _write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON atomically (temporary file + rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    os.replace(tmp, path)
+
+
+def _self_play(s: Settings, g: int, spec: str, out: Path, workers: int) -> None:
+    """Play (or resume) generation ``g``'s self-play games into ``out`` (a tournament directory)."""
+    _tournament(s, out, (spec,), "self_play", s.games_per_generation, 10_000_000 * (s.seed + 1) + 100_000 * g,
+                workers)
+
+
+def _tournament(s: Settings, out: Path, agents: tuple[str, ...], mode: str, seeds: int, first_seed: int,
+                workers: int, sprt: tuple[float, float, float, float] | None = None) -> tuple[list[dict[str, Any]],
+                                                                                         str | None]:
+    """Play (or resume) a tournament into ``out``; its games and the SPRT decision."""
+    settings = tournament.Settings(agents=agents, mode=mode, seeds=seeds, first_seed=first_seed,
+                                   config=s.game_config().to_dict(), sprt=sprt)
+    state = tournament.run(settings, out, workers, resume=True, progress=s.progress,
+                           backend=make_backend(s.backend, s.address or None))
+    return tournament.load_games(out), state.decision if state is not None else None
+
+
+def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, dict[str, float]]:
+    """The best agent of generation ``g`` against every anchor on the fixed anchor seeds."""
+    first = 90_000_000 + 1_000 * s.seed
+    field = tuple(a for a in s.anchors if a != spec)
+    ratings: dict[str, dict[str, float]] = {}
+    for anchor in s.anchors:
+        if anchor == spec:  # the agent is this anchor (generation 0 of init end_now is greedy): even by definition
+            ratings[anchor] = {"score": 0.5, "low": 0.5, "high": 0.5, "elo": 0.0,
+                               "elo_low": 0.0, "elo_high": 0.0, "margin": 0.0, "games": 0}
+    if not field:
+        return ratings
+    games, _ = _tournament(s, out, (spec, *field), "gauntlet", s.anchor_seeds, first, workers)
+    h2h = head_to_heads(games, (spec, *field))
+    for anchor in field:
+        st = pair_stats(h2h, spec, anchor)
+        ratings[anchor] = {"score": st.score, "low": st.paired_score_ci[0], "high": st.paired_score_ci[1],
+                           "elo": _finite(st.elo), "elo_low": _finite(st.elo_ci[0]),
+                           "elo_high": _finite(st.elo_ci[1]), "margin": st.margin, "games": st.games}
+    return ratings
+
+
+def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> None:
+    """Elo of the best agent against each anchor (95 % interval) over training hours, one point per
+    generation; a clean sweep (infinite Elo) is drawn at the top edge as an open marker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    top, bottom = 600.0, -400.0
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    hours = [h["hours"] for h in history]
+    for anchor in anchors:
+        rows = [h["ratings"][anchor] for h in history]
+        elo = [min(top, max(bottom, r["elo"])) for r in rows]
+        line = ax.plot(hours, elo, marker="o", label=f"vs {anchor}")[0]
+        ax.fill_between(hours, [min(top, max(bottom, r["elo_low"])) for r in rows],
+                        [min(top, max(bottom, r["elo_high"])) for r in rows], alpha=0.15, color=line.get_color())
+        swept = [(x, top) for x, r in zip(hours, rows, strict=True) if r["elo"] >= top]
+        if swept:
+            ax.plot(*zip(*swept, strict=True), marker="^", ms=10, mfc="white", ls="", color=line.get_color())
+    for h in history:
+        ax.annotate(f"g{h['generation']}", (h["hours"], min(top, max(bottom, h["ratings"][anchors[-1]]["elo"]))),
+                    fontsize=7, textcoords="offset points", xytext=(0, 6), ha="center")
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_ylim(bottom - 20, top + 40)
+    ax.set_xlabel("training hours (wall)")
+    ax.set_ylabel("Elo of the best agent against the anchor")
+    ax.set_title("Afterstate value iteration: each generation's best against fixed anchors\n"
+                 "(open triangle at the top: a clean sweep)", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path) -> None:
+    tmp = out / "curve.csv.tmp"
+    with tmp.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["generation", "admitted", "hours", "best", *(f"{a}_{k}" for a in anchors
+                                                                  for k in ("score", "low", "high", "elo"))])
+        for h in history:
+            w.writerow([h["generation"], int(h["admitted"]), round(h["hours"], 4), h["best"],
+                        *(round(h["ratings"][a][k], 4) for a in anchors for k in ("score", "low", "high", "elo"))])
+    os.replace(tmp, out / "curve.csv")
+    _plot(history, anchors, out / "ratings.png")
+
+
+def _load_state(s: Settings, out: Path) -> tuple[Settings, dict[str, Any]]:
+    state_path = out / "state.json"
+    if s.resume:
+        if not state_path.exists():
+            raise ValueError(f"--resume: no run in {out} (expected state.json)")
+        state: dict[str, Any] = json.loads(state_path.read_text())
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}
+        saved = Settings(**fields)
+        changed = sorted(k for k in asdict(s) if k not in _RESUMABLE and getattr(s, k) != getattr(saved, k))
+        if changed:
+            raise ValueError(f"--resume: {out} was started with other settings: "
+                             + ", ".join(f"--{k.replace('_', '-')} {getattr(saved, k)!r} (now {getattr(s, k)!r})"
+                                         for k in changed))
+        return s, state
+    if state_path.exists():
+        raise ValueError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    return s, {"settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
+               "best_value": s.init, "seconds": 0.0, "history": []}
+
+
+def train(s: Settings) -> Path:
+    """Run (or resume) the value iteration described by ``s``; returns the directory of the run."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    check(s)
+    out = Path(s.out)
+    s, state = _load_state(s, out)
+    workers = s.workers or free_cores()
+    torch.set_num_threads(s.threads or max(1, min(2, free_cores())))
+    log = SummaryWriter(str(out / "tensorboard"))
+    config = s.game_config().to_dict()
+    started = time.time()
+    base_seconds = float(state["seconds"])
+
+    def save(**changes: Any) -> None:
+        state.update(changes, seconds=base_seconds + time.time() - started, settings=asdict(s))
+        _write_json(out / "state.json", state)
+        tmp = out / "best.spec.tmp"
+        tmp.write_text(state["best"] + "\n")
+        os.replace(tmp, out / "best.spec")
+
+    while True:
+        g = int(state["generation"])
+        gen = out / f"gen_{g:03d}"
+        if state["step"] == "rate":
+            print(f"== generation {g}: rating {state['best']} against {', '.join(s.anchors)}", flush=True)
+            admitted = bool(state.get("admitted", True))
+            if admitted or not state["history"]:
+                ratings = _rate(s, g, state["best"], gen / "anchors", workers)
+            else:  # the best did not change: its games against the anchors would be the same
+                ratings = state["history"][-1]["ratings"]
+            hours = (base_seconds + time.time() - started) / 3600
+            entry = {"generation": g, "admitted": admitted, "hours": hours, "best": state["best"], "ratings": ratings}
+            history = [h for h in state["history"] if h["generation"] != g] + [entry]
+            for anchor, r in ratings.items():
+                log.add_scalar(f"anchor/{anchor}/elo", r["elo"], g)
+                log.add_scalar(f"anchor/{anchor}/score", r["score"], g)
+            _write_curve(history, s.anchors, out)
+            for anchor, r in ratings.items():
+                print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
+                      f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
+            save(history=history, step="play", generation=g + 1)
+            continue
+        if g > s.generations:
+            break
+        if state["step"] == "play":
+            spec = _spec_of(state["best_value"], fast=s.play_fast)
+            print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
+            _self_play(s, g, spec, gen / "self_play", workers)
+            save(step="fit")
+        if state["step"] == "fit":
+            first = max(1, g - s.window + 1)
+            paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
+            print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
+            best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
+            samples = samples_from_games(_read_records(paths), s.td_lambda, best_value)
+            net, losses = fit_value_net(samples, s, s.seed * 1000 + g, config, log, g)
+            net = replace(net, info={**net.info, "generation": g, "settings": asdict(s)})
+            net.save(gen / "candidate.npz")
+            for k, v in losses.items():
+                log.add_scalar(f"fit/{k}", v, g)
+            print(f"   held-out mean squared error {losses['heldout_mse']:.1f} "
+                  f"(end-now value: {losses['heldout_mse_end_now']:.1f}), {samples.y.size} rows", flush=True)
+            save(step="gate")
+        if state["step"] == "gate":
+            candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast)
+            print(f"== generation {g}: gate, {candidate} against {state['best']}", flush=True)
+            sprt = (0.0, s.gate_elo, 0.05, 0.05) if s.players == 2 else None
+            mode = "round_robin" if s.players == 2 else "gauntlet"
+            games, decision = _tournament(s, gen / "gate", (candidate, state["best"]), mode, s.gate_seeds,
+                                          50_000_000 + 100_000 * s.seed + 1_000 * g, workers, sprt)
+            passed, gate = gate_passes(games, candidate, state["best"], decision)
+            for k, v in gate.items():
+                log.add_scalar(f"gate/{k}", v, g)
+            print(f"   score {gate['score']:.3f} [{gate['score_low']:.3f}, {gate['score_high']:.3f}] over "
+                  f"{gate['games']:.0f} games, SPRT {decision or 'undecided'}: "
+                  + ("admitted" if passed else "not admitted"), flush=True)
+            changes: dict[str, Any] = {"step": "rate", "admitted": passed,
+                                       "gates": {**state.get("gates", {}), str(g): {**gate, "sprt": decision}}}
+            if passed:
+                shutil.copyfile(gen / "candidate.npz", out / "best.npz.tmp")
+                os.replace(out / "best.npz.tmp", out / "best.npz")
+                changes.update(best=candidate, best_value=str(gen / "candidate.npz"), best_generation=g)
+            save(**changes)
+    log.close()
+    save()
+    print(f"best: {state['best']} (ratings: {out / 'curve.csv'}, {out / 'ratings.png'})")
+    return out
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train afterstate") -> int:
+    """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides."""
+    import tyro
+
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
+                                                  description=__doc__.split("\n\n")[0])
+    try:
+        train(settings)
+    except ValueError as e:
+        raise SystemExit(f"{prog}: {e}") from None
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
