@@ -34,7 +34,7 @@ EVALUATION_LADDER = ("random", "greedy", "mcts:sims=200")
 EVALUATION_EXPANSIONS = ("tower", "black_tower", "watchtowers")
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
-              "ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
+              "afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
 
 
 def _names(text: str) -> tuple[str, ...]:
