@@ -125,6 +125,16 @@ def test_the_shipped_value_weights_load_and_play() -> None:
     _one_move("greedy:value=linear")
 
 
+def test_the_shipped_afterstate_network_loads_and_plays() -> None:
+    from agents.afterstate import PRETRAINED as NETWORK
+    from agents.nets.value_net import ValueNet
+
+    assert NETWORK.parent == PRETRAINED and NETWORK.exists()
+    assert ValueNet.load(NETWORK).config == GameConfig(players=2, expansions=("tower", "black_tower",
+                                                                              "watchtowers")).to_dict()
+    _one_move("afterstate:pretrained")
+
+
 @pytest.mark.parametrize("zip_path", sorted(PRETRAINED.glob("*.zip")), ids=lambda p: p.name)
 def test_each_shipped_checkpoint_names_only_current_modules_and_plays(zip_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
