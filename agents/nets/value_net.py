@@ -1,8 +1,8 @@
 """An afterstate value network: each player's expected final score as the end-now score plus a
 correction computed by a small multilayer perceptron over features of the position.
 
-It is the value that :mod:`training.afterstate` learns by self-play (TD-Gammon's recipe: the one-turn
-search of :class:`~agents.greedy.GreedyAgent` is the policy, the network values the positions at
+It is the value that ``carcassonne train afterstate`` learns by self-play (TD-Gammon's recipe: the
+one-turn search of :class:`~agents.greedy.GreedyAgent` is the policy, the network values the positions at
 the end of each line, the tile draw that follows is chance). Like :class:`~agents.value.LinearValue`
 it is a :class:`~agents.evaluation.PositionValue`:
 
