@@ -86,7 +86,14 @@ def _margin_rmse(scores: np.ndarray, final: np.ndarray, players: int) -> float:
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value") -> int:
     """``carcassonne train value`` (:mod:`training.cli.train`): parse ``argv`` and fit."""
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fit the linear position value of greedy:value=linear (agents/value.py) on finished games.\n\n"
+                    "Every game of the given tournament games.jsonl files is replayed; at each turn's start every\n"
+                    "player gives one row: its features and the target final score - end-now score. The weights\n"
+                    "are a ridge least-squares fit; whole games are held out and the fit is judged on them.",
+        epilog="example: carcassonne train value runs/value_data/games.jsonl -o my_value.json\n"
+               "then:    carcassonne tournament greedy:value=my_value.json greedy --seeds 100")
     parser.add_argument("games", nargs="+", type=Path, help="tournament games.jsonl files (finished games)")
     parser.add_argument("-o", "--out", type=Path, required=True, help="the weights file to write (JSON)")
     parser.add_argument("--holdout", type=float, default=0.2, help="share of games held out (default 0.2)")
