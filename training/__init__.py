@@ -3,6 +3,8 @@
 * :mod:`training.arena`: tournaments, ratings and reports (``carcassonne tournament``); no torch;
 * :mod:`training.sb3`: the Stable-Baselines3 self-play trainer (``carcassonne train ppo``; ``train`` extra);
 * :mod:`training.rllib`: the RLlib self-play trainer (``carcassonne train rllib``; ``ray`` extra);
+* :mod:`training.afterstate`: afterstate value iteration by self-play, the trainer of the ``afterstate:``
+  agents (``carcassonne train afterstate``; ``train`` extra);
 * :mod:`training.value`: the linear position-value fit (``carcassonne train value``);
 * :mod:`training.cli`: the ``carcassonne`` command.
 
