@@ -5,7 +5,7 @@
 #
 #   1. carcassonne train afterstate quick      -> runs/main/quick/: best.npz, best.spec, curve.csv,
 #                                                 ratings.png (each generation against greedy:fast=1,
-#                                                 its starting point, and random)
+#                                                 its starting point)
 #   2. carcassonne tournament <quick> random    -> 200 seat-swapped games: win rate, Wilson interval
 #   3. carcassonne tournament <quick> greedy random mcts:sims=50 afterstate:pretrained
 #                                               -> ratings table, ratings.png
@@ -35,7 +35,7 @@ carcassonne tournament "$agent" random --seeds 100 --workers "$workers" --out "$
 
 echo "== 3/3 round robin: trained, greedy, random, MCTS (50 simulations a move), the pretrained afterstate agent"
 # shellcheck disable=SC2046
-carcassonne tournament "$agent" greedy random mcts:sims=50 afterstate:pretrained --seeds 4 --workers "$workers" \
+carcassonne tournament "$agent" greedy random mcts:sims=50 afterstate:pretrained --seeds 3 --workers "$workers" \
   --out "$out/tournament" $(resume "$out/tournament/tournament.json")
 
 echo
