@@ -272,3 +272,16 @@ def test_bad_settings_are_refused_by_name(tmp_path: Path, flag: str, value: str,
     result = run_cli("quick", "--out", str(tmp_path / "x"), flag, value)
     assert result.returncode != 0
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_tiny_three_player_run_gates_with_a_gauntlet(tmp_path: Path) -> None:
+    """More than two players: the gate is the candidate against copies of the best in every seat
+    rotation (no SPRT, which is for 2-player pairs)."""
+    out = tmp_path / "p3"
+    result = run_cli(*TINY, "--out", str(out), "--generations", "1", "--players", "3")
+    assert result.returncode == 0, result.stderr
+    state = json.loads((out / "state.json").read_text())
+    assert [h["generation"] for h in state["history"]] == [0, 1]
+    gate = json.loads((out / "gen_001" / "gate" / "tournament.json").read_text())
+    assert gate["mode"] == "gauntlet" and gate["sprt"] is None and gate["config"]["players"] == 3
+    assert len((out / "gen_001" / "gate" / "games.jsonl").read_text().splitlines()) == 3
