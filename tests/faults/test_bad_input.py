@@ -43,11 +43,186 @@ T = ["tournament", "random", "greedy", "--seeds", "1", "--expansions", "", "--no
     (["bench", "engine", "--games", "0"], "--games"),
     (["bench", "tournament", "--games", "0"], "--games"),
     (["replay", "/no/such/file.json", "-o", "x.html"], "no such file"),
+    # issue 21, item 4: every flag of every command
+    (["play", "random", "random", "--seed", "abc"], "--seed"),
+    (["play", "random", "random", "--delay", "1e30"], "--delay"),
+    (["play", "random", "random", "--delay", "abc"], "--delay"),
+    (["play", "random", "random", "--port", "-1"], "--port"),
+    (["play", "random", "random", "--port", "70000"], "--port"),
+    (["play", "random", "random", "--port", "abc"], "--port"),
+    (["play", "random", "random", "--frames", "@FILE"], "--frames"),
+    (["play", "random", "random", "--html", "@DIR/d.html"], "--html"),
+    (["play", "random", "random", "--gif", "@DIR/d.gif"], "--gif"),
+    (["play", "human", "random", "--save", "@DIR"], "--save"),
+    (["play", "--resume", "/no/such/game.json"], "no such file"),
+    (["play", "--resume", "@DIR"], "cannot read"),
+    (["play", "--resume", "@FILE"], "cannot read"),
+    (["play", "random", "random", "--expansions", "nope"], "nope"),
+    (["play", "random", "random", "--rules", "players"], "--rules"),
+    (["play", *["random"] * 7], "players"),
+    (["play", "mcts:sims=-1", "random"], "sims must be a positive"),
+    (["play", "mcts:seconds=-1", "random"], "seconds must be a positive"),
+    (["play", "mcts:seconds=nan", "random"], "seconds"),
+    (["play", "mcts:seconds=inf", "random"], "seconds"),
+    (["play", "mcts:sims=abc", "random"], "sims='abc'"),
+    (["play", "mcts:sims=1.5", "random"], "sims='1.5'"),
+    (["play", "mcts:nosuch=1", "random"], "unknown option 'nosuch'"),
+    (["play", "greedy:fast=2", "random"], "fast='2'"),
+    (["play", "greedy:value=nosuch", "random"], "nosuch"),
+    (["play", "greedy:value=@DIR", "random"], "cannot read value weights"),
+    (["play", "greedy:value=@FILE", "random"], "cannot read value weights"),
+    (["play", "ppo:/no/such.zip", "random"], "no MaskablePPO checkpoint"),
+    (["play", "rllib:/no/such", "random"], "no RLlib checkpoint"),
+    (["play", "afterstate:/no/such.npz", "random"], "no value network"),
+    (["play", "afterstate:@FILE", "random"], "cannot load"),
+    (["play", "/no/such.py:Agent", "random"], "no such file"),
+    (["play", "random:x=1", "random"], "unknown option 'x'"),
+    (["replay", "@DIR", "-o", "x.html"], "cannot read"),
+    (["replay", "@FILE", "-o", "x.html"], "not JSON"),
+    (["replay", "@FILE", "-o", "@DIR"], "--out"),
+    (["replay", "@FILE", "-o", "x.html", "--game", "-1"], "--game"),
+    (["replay", "@FILE", "-o", "x.html", "--game", "abc"], "--game"),
+    ([*T, "--players", "1"], "--players"),
+    ([*T, "--players", "abc"], "--players"),
+    ([*T, "--seeds", "99999999999999999999"], "--seeds"),
+    ([*T, "--seeds", "nan"], "--seeds"),
+    ([*T, "--games", "abc"], "--games"),
+    ([*T, "--first-seed", "abc"], "--first-seed"),
+    ([*T, "--workers", "99999999999999999999"], "--workers"),
+    ([*T, "--workers", "-1"], "--workers"),
+    ([*T, "--backend", "nope"], "--backend"),
+    ([*T, "--out", "@FILE"], "--out"),
+    ([*T, "--resume", "--out", "@FILE"], "--out"),
+    ([*T, "--move-time-limit", "1e30"], "--move-time-limit"),
+    ([*T, "--move-time-limit", "-1"], "--move-time-limit"),
+    ([*T, "--sprt", "0,inf,0.05,0.05"], "--sprt"),
+    ([*T, "--sprt", "0,10,0.05"], "--sprt"),
+    (["tournament", "random", "random", "--seeds", "1"], "repeated"),
+    (["tournament", "random", "--seeds", "1"], "at least 2 agents"),
+    (["tournament", "random", "nosuch", "--seeds", "1"], "nosuch"),
+    (["evaluate", "nosuch", "--seeds", "1"], "nosuch"),
+    (["evaluate", "random", "--seeds", "99999999999999999999"], "--seeds"),
+    (["evaluate", "random", "--workers", "0"], "--workers"),
+    (["evaluate", "random", "--move-time-limit", "nan"], "--move-time-limit"),
+    (["evaluate", "random", "--on-error", "x"], "--on-error"),
+    (["evaluate", "random", "--backend", "x"], "--backend"),
+    (["evaluate", "random", "--address", "auto"], "--address"),
+    (["evaluate", "random", "--out", "@FILE"], "--out"),
+    (["bench", "nope"], "target"),
+    (["bench", "engine", "--games", "99999999999999999999"], "--games"),
+    (["bench", "engine", "--seed", "abc"], "--seed"),
+    (["bench", "engine", "--players", "7"], "players"),
+    (["bench", "engine", "--players", "abc"], "--players"),
+    (["bench", "engine", "--tiles", "nope"], "nope"),
+    (["bench", "engine", "--expansions", "nope"], "nope"),
+    (["bench", "env", "--games", "-1"], "--games"),
+    (["bench", "engine", "--nope"], "--nope"),
+    (["bench", "tournament", "--specs", ""], "--specs"),
+    (["bench", "tournament", "--specs", "nosuch"], "nosuch"),
+    (["bench", "tournament", "--backend", "x"], "--backend"),
+    (["bench", "tournament", "--address", "auto"], "--address"),
+    (["bench", "tournament", "--players", "3"], "unrecognised"),
+    (["train", "nosuch"], "nosuch"),
 ])
-def test_bad_command_lines_are_refused_in_one_line(argv: list[str], message: str,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_command_lines_are_refused_in_one_line(argv: list[str], message: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "file").write_text("not a game\n")
+    for name in ("d.html", "d.gif"):  # directories named like the files wanted
+        (tmp_path / name).mkdir()
+    monkeypatch.chdir(tmp_path)
+    argv = [a.replace("@DIR", str(tmp_path)).replace("@FILE", str(tmp_path / "file")) for a in argv]
     code, err = cli(argv, capsys)
     assert_clear_error(code, err, message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.gif", "d.html", "file"], "a refused command wrote files"
+
+
+@pytest.mark.fault("handled")
+@pytest.mark.parametrize(("argv", "why"), [
+    (["play", "random", "random", "--seed", "99999999999999999999"], "the generators take seeds of any size"),
+    (["play", "random", "random", "--expansions", ",,"], "empty names are skipped: the base game"),
+    (["play", "greedy:", "random"], "no options: the defaults"),
+    (["play", "random", "random", "--html", "new/dir/x.html"], "the directory is created"),
+    (["play", "random", "random", "--frames", "new/frames"], "the directory is created"),
+    ([*T, "--first-seed", "99999999999999999999", "--out", "t"], "the generators take seeds of any size"),
+    ([*T, "--workers", "1000000", "--out", "t"], "workers beyond the games are not started"),
+    ([*T, "--resume", "--out", "t"], "nothing to resume yet: the tournament starts"),
+    (["bench", "engine", "--games", "1", "--tiles", "base", "--seed", "99999999999999999999"],
+     "tile sets by name; any seed"),
+])
+def test_unusual_but_valid_command_lines_run(argv: list[str], why: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err = cli([*argv, *(["--quiet"] if argv[0] == "play" else [])], capsys)
+    assert code == 0 and "error" not in err, (why, err)
+
+
+MODULES = {
+    "carcassonne_env.bench": ["engine"],
+    "carcassonne_env.environment.measure_window": [],
+    "carcassonne_env.environment.render": ["@DIR/board.png"],
+    "agents.bench": ["greedy"],
+    "training.value.fit_linear": ["@FILE", "-o", "@DIR/w.json"],
+}
+
+
+@pytest.mark.fault("clear error")
+@pytest.mark.parametrize(("module", "flags", "message"), [
+    ("carcassonne_env.bench", ["--games", "0"], "--games"),
+    ("carcassonne_env.bench", ["--games", "-1"], "--games"),
+    ("carcassonne_env.bench", ["--games", "99999999999999999999"], "--games"),
+    ("carcassonne_env.bench", ["--games", "nan"], "--games"),
+    ("carcassonne_env.bench", ["--seed", "-1"], "--seed"),
+    ("carcassonne_env.bench", ["--seed", "abc"], "--seed"),
+    ("carcassonne_env.bench", ["--players", "7"], "players"),
+    ("carcassonne_env.bench", ["--players", "abc"], "--players"),
+    ("carcassonne_env.bench", ["--tiles", "nope"], "nope"),
+    ("carcassonne_env.bench", ["--expansions", "nope"], "nope"),
+    ("carcassonne_env.environment.measure_window", ["--games", "0"], "--games"),
+    ("carcassonne_env.environment.measure_window", ["--games", "abc"], "--games"),
+    ("carcassonne_env.environment.measure_window", ["--workers", "0"], "--workers"),
+    ("carcassonne_env.environment.measure_window", ["--workers", "-2"], "--workers"),
+    ("carcassonne_env.environment.measure_window", ["--first-seed", "-1"], "--first-seed"),
+    ("carcassonne_env.environment.render", ["--players", "7"], "players"),
+    ("carcassonne_env.environment.render", ["--seed", "-1"], "--seed"),
+    ("carcassonne_env.environment.render", ["--steps", "0"], "--steps"),
+    ("carcassonne_env.environment.render", ["--steps", "nan"], "--steps"),
+    ("carcassonne_env.environment.render", ["--expansions", "nope"], "nope"),
+    ("carcassonne_env.environment.render", ["@DIR/board.txt"], "out"),
+    ("carcassonne_env.environment.render", ["@DIR/no/board.png", "--steps", "1"], "cannot write"),
+    ("agents.bench", ["--games", "0"], "--games"),
+    ("agents.bench", ["--sims", "-1"], "--sims"),
+    ("agents.bench", ["--positions", "abc"], "--positions"),
+    ("agents.bench", ["--mid-tiles", "0"], "--mid-tiles"),
+    ("agents.bench", ["--clock", "x"], "--clock"),
+    ("agents.bench", ["--mcts-options", "nope=1"], "nope"),
+    ("agents.bench", ["--greedy-value", "nosuch"], "nosuch"),
+    ("training.value.fit_linear", ["--holdout", "1"], "--holdout"),
+    ("training.value.fit_linear", ["--holdout", "nan"], "--holdout"),
+    ("training.value.fit_linear", ["--ridge", "-1"], "--ridge"),
+    ("training.value.fit_linear", ["--ridge", "nan"], "--ridge"),
+    ("training.value.fit_linear", ["--seed", "-1"], "--seed"),
+    ("training.value.fit_linear", ["--seed", "abc"], "--seed"),
+    ("training.value.fit_linear", ["-o", "@DIR"], "--out"),
+    ("training.value.fit_linear", ["-o", "@DIR/w.txt"], "--out"),
+    ("training.value.fit_linear", ["@DIR"], "cannot read"),
+    ("training.value.fit_linear", [], "no finished games"),
+])
+def test_bad_module_command_lines_are_refused_in_one_line(module: str, flags: list[str], message: str,
+                                                          tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    (tmp_path / "file").write_text("not a game\n")
+    argv = [*MODULES[module], *flags]
+    if flags[:1] and not flags[0].startswith("-"):  # a positional argument replaces the default's
+        defaults = MODULES[module]
+        first_flag = next((i for i, a in enumerate(defaults) if a.startswith("-")), len(defaults))
+        argv = [*flags, *defaults[first_flag:]]
+    argv = [a.replace("@DIR", str(tmp_path)).replace("@FILE", str(tmp_path / "file")) for a in argv]
+    with pytest.raises(SystemExit) as e:
+        importlib.import_module(module).main(argv)
+    assert_clear_error(e.value.code if isinstance(e.value.code, int) else 1, capsys.readouterr().err, message)
 
 
 @pytest.mark.fault("clear error")
