@@ -256,20 +256,173 @@ TRAIN = ["--total-steps", "0", "--no-progress"]
 
 @pytest.mark.fault("clear error")
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--n-envs", "0"], "--n-envs"), (["--n-steps", "0"], "--n-steps"), (["--batch-size", "0"], "--batch-size"),
-    (["--players", "7"], "--players"), (["--seed", "-1"], "--seed"), (["--learning-rate", "nan"], "--learning-rate"),
-    (["--gamma", "1.5"], "--gamma"), (["--total-steps", "-5"], "--total-steps"),
-    (["--fixed-weights", "1"], "--fixed-weights"), (["--eval-opponents", "nosuch"], "--eval-opponents"),
+    (["--n-envs", "0"], "--n-envs"),
+    (["--n-steps", "0"], "--n-steps"),
+    (["--batch-size", "0"], "--batch-size"),
+    (["--players", "7"], "--players"),
+    (["--seed", "-1"], "--seed"),
+    (["--learning-rate", "nan"], "--learning-rate"),
+    (["--gamma", "1.5"], "--gamma"),
+    (["--total-steps", "-5"], "--total-steps"),
+    (["--fixed-weights", "1"], "--fixed-weights"),
+    (["--eval-opponents", "nosuch"], "--eval-opponents"),
     (["--expansions", "nope"], "--players/--expansions"),
+    (["--seed", str(2**32)], "--seed"),
+    (["--seed", "abc"], "--seed"),
+    (["--n-envs", "nan"], "--n-envs"),
+    (["--n-epochs", "0"], "--n-epochs"),
+    (["--ent-coef", "-1"], "--ent-coef"),
+    (["--clip-range", "inf"], "--clip-range"),
+    (["--gae-lambda", "0"], "--gae-lambda"),
+    (["--channels", "0"], "--channels"),
+    (["--blocks", "0"], "--blocks"),
+    (["--shaping", "nan"], "--shaping"),
+    (["--shaping-scores", "x"], "--shaping-scores"),
+    (["--imitation-decisions", "-1"], "--imitation-decisions"),
+    (["--imitation-teacher", "nosuch"], "--imitation-teacher"),
+    (["--imitation-epochs", "0"], "--imitation-epochs"),
+    (["--imitation-learning-rate", "0"], "--imitation-learning-rate"),
+    (["--imitation-workers", "0"], "--imitation-workers"),
+    (["--prior", "nosuch", "--imitation-decisions", "0"], "--prior"),
+    (["--prior-temperature", "inf"], "--prior-temperature"),
+    (["--fixed-opponents", "nosuch", "random"], "--fixed-opponents"),
+    (["--snapshot-share", "2"], "--snapshot-share"),
+    (["--initial-best", "nosuch"], "--initial-best"),
+    (["--promotion-margin", "-0.1"], "--promotion-margin"),
+    (["--max-snapshots", "0"], "--max-snapshots"),
+    (["--eval-every", "-1"], "--eval-every"),
+    (["--eval-seeds", "0"], "--eval-seeds"),
+    (["--eval-workers", "0"], "--eval-workers"),
+    (["--checkpoint-every", "0"], "--checkpoint-every"),
+    (["--threads", "-1"], "--threads"),
+    (["--device", "gpu"], "--device"),
+    (["--max-minutes", "nan"], "--max-minutes"),
+    (["--out", "@FILE"], "--out"),
+    (["--players", "3", "--eval-opponents", "greedy:value=linear"], "2 players"),
+    (["--subprocess-envs", "maybe"], "maybe"),
+    (["--nosuch", "1"], "--nosuch"),
 ])
-def test_bad_trainer_settings_are_refused_before_training(tmp_path: Path, flags: list[str], message: str) -> None:
+def test_bad_trainer_settings_are_refused_before_training(tmp_path: Path, flags: list[str], message: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sb3_contrib")
     from training.sb3.selfplay import main
 
+    (tmp_path / "file").write_text("")
+    flags = [f.replace("@FILE", str(tmp_path / "file")) for f in flags]
     with pytest.raises(SystemExit) as e:
         main(["quick", "--out", str(tmp_path / "run"), *TRAIN, *flags])
-    assert message in str(e.value.code)
+    assert message in str(e.value.code) or message in capsys.readouterr().err
+    assert e.value.code != 0
     assert not (tmp_path / "run" / "checkpoint.zip").exists()
+
+
+@pytest.mark.fault("clear error")
+def test_an_unknown_trainer_preset_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tyro")
+    for trainer in ("ppo", "afterstate"):
+        code, err = cli(["train", trainer, "nosuch"], capsys)
+        assert code != 0 and "Traceback" not in err and "nosuch" in err, err
+
+
+@pytest.mark.fault("clear error")
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--players", "7"], "--players"),
+    (["--expansions", "nope"], "nope"),
+    (["--seed", "-1"], "--seed"),
+    (["--seed", str(2**32)], "--seed"),
+    (["--generations", "0"], "--generations"),
+    (["--games-per-generation", "0"], "--games-per-generation"),
+    (["--window", "0"], "--window"),
+    (["--epochs", "0"], "--epochs"),
+    (["--batch-size", "0"], "--batch-size"),
+    (["--gate-seeds", "0"], "--gate-seeds"),
+    (["--anchor-seeds", "0"], "--anchor-seeds"),
+    (["--workers", "-1"], "--workers"),
+    (["--threads", "-1"], "--threads"),
+    (["--td-lambda", "1.5"], "--td-lambda"),
+    (["--td-lambda", "nan"], "--td-lambda"),
+    (["--holdout", "0.5"], "--holdout"),
+    (["--learning-rate", "0"], "--learning-rate"),
+    (["--learning-rate", "inf"], "--learning-rate"),
+    (["--weight-decay", "-1"], "--weight-decay"),
+    (["--gate-elo", "0"], "--gate-elo"),
+    (["--gate-elo", "nan"], "--gate-elo"),
+    (["--hidden", "0"], "--hidden"),
+    (["--device", "gpu"], "--device"),
+    (["--backend", "x"], "--backend"),
+    (["--address", "auto"], "--address"),
+    (["--init", "nosuch"], "nosuch"),
+    (["--init", "@DIR/none.npz"], "no value network"),
+    (["--anchors", "nosuch"], "nosuch"),
+    (["--anchors"], "--anchors"),
+    (["--out", "@FILE"], "--out"),
+    (["--players", "3", "--anchors", "greedy:value=linear"], "2 players"),
+    (["--play-fast", "maybe"], "maybe"),
+    (["--generations", "abc"], "--generations"),
+    (["--nosuch"], "--nosuch"),
+])
+def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, flags: list[str], message: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    from training.afterstate.value_iteration import main
+
+    (tmp_path / "file").write_text("")
+    flags = [f.replace("@FILE", str(tmp_path / "file")).replace("@DIR", str(tmp_path)) for f in flags]
+    with pytest.raises(SystemExit) as e:
+        main(["quick", "--out", str(tmp_path / "run"), "--no-progress", *flags])
+    assert e.value.code != 0
+    assert message in str(e.value.code) or message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.fault("clear error")
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--num-cpus", "0"], "--num-cpus"),
+    (["--env-runners", "-1"], "--env-runners"),
+    (["--envs-per-runner", "0"], "--envs-per-runner"),
+    (["--iterations", "0"], "--iterations"),
+    (["--seed", "-1"], "--seed"),
+    (["--seed", str(2**32)], "--seed"),
+    (["--players", "7"], "--players"),
+    (["--expansions", "nope"], "nope"),
+    (["--window", "3"], "--window"),
+    (["--shaping", "nan"], "--shaping"),
+    (["--shaping-scores", "x"], "--shaping-scores"),
+    (["--train-batch", "0"], "--train-batch"),
+    (["--minibatch", "0"], "--minibatch"),
+    (["--minibatch", "4096"], "--minibatch"),
+    (["--epochs", "0"], "--epochs"),
+    (["--learning-rate", "nan"], "--learning-rate"),
+    (["--gamma", "0"], "--gamma"),
+    (["--gae-lambda", "2"], "--gae-lambda"),
+    (["--ent-coef", "-1"], "--ent-coef"),
+    (["--clip-range", "0"], "--clip-range"),
+    (["--channels", "0"], "--channels"),
+    (["--blocks", "-1"], "--blocks"),
+    (["--head-hidden", "0"], "--head-hidden"),
+    (["--eval-every", "-1"], "--eval-every"),
+    (["--eval-seeds", "0"], "--eval-seeds"),
+    (["--eval-opponents", "nosuch"], "--eval-opponents"),
+    (["--eval-backend", "x"], "--eval-backend"),
+    (["--eval-workers", "0"], "--eval-workers"),
+    (["--checkpoint-every", "-1"], "--checkpoint-every"),
+    (["--out", "@FILE"], "--out"),
+    (["--address", " "], "--address"),
+    (["--players", "3", "--eval-opponents", "greedy:value=linear"], "2 players"),
+    (["--iterations", "abc"], "--iterations"),
+])
+def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path: Path, flags: list[str], message: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tyro")
+    from training.rllib.selfplay import main
+
+    (tmp_path / "file").write_text("")
+    flags = [f.replace("@FILE", str(tmp_path / "file")) for f in flags]
+    with pytest.raises(SystemExit) as e:
+        main(["--out", str(tmp_path / "run"), *flags])
+    assert e.value.code != 0
+    assert message in str(e.value.code) or message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.fault("clear error")
@@ -306,3 +459,66 @@ def test_the_raw_env_refuses_a_bool_and_a_step_after_the_end() -> None:
         env.step(None if done or cut else int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     with pytest.raises(IllegalActionError, match="reset"):
         env.step(0)
+
+
+def _value_net(path: Path, config: dict[str, object]) -> Path:
+    from agents.nets.value_net import INPUTS, ValueNet
+
+    width = len(INPUTS)
+    ValueNet(((np.zeros((width, 1)), np.zeros(1)),), np.zeros(width), np.ones(width), config, {}).save(path)
+    return path
+
+
+@pytest.mark.fault("clear error")
+@pytest.mark.parametrize(("spec", "flags", "made", "wanted"), [
+    ("afterstate:@NET", ["--expansions", ""], "expansions tower, black_tower, watchtowers", "expansions none"),
+    ("afterstate:@NET", [], "2 players", "3 players"),
+    ("greedy:value=@NET", [], "2 players", "3 players"),
+    ("mcts:sims=2,value=@NET", ["--expansions", ""], "2 players, expansions tower", "2 players, expansions none"),
+    ("afterstate:@NET", ["--rules", "no_ransom"], "no_ransom=False", "no_ransom=True"),
+    ("greedy:value=linear", [], "games of 2 players", "3 players"),
+    ("mcts:sims=2,value=linear", [], "games of 2 players", "3 players"),
+])
+@pytest.mark.parametrize("command", ["play", "tournament"])
+def test_a_value_model_made_for_another_game_configuration_is_refused_naming_both(
+        tmp_path: Path, command: str, spec: str, flags: list[str], made: str, wanted: str,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from carcassonne_env.engine import GameConfig
+
+    monkeypatch.chdir(tmp_path)
+    net = _value_net(tmp_path / "v.npz", GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+                     .to_dict())
+    spec = spec.replace("@NET", str(net))
+    players = "3" if wanted.startswith("3") else "2"
+    if command == "play":
+        argv = ["play", spec, *["random"] * (int(players) - 1), "--quiet", *flags]
+    else:
+        argv = ["tournament", spec, "random", "--players", players, "--seeds", "1", "--no-progress", *flags]
+    code, err = cli(argv, capsys)
+    assert_clear_error(code, err, made, wanted)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npz"], "a refused command wrote files"
+
+
+@pytest.mark.fault("handled", count=2)
+def test_a_value_model_in_its_own_configuration_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from carcassonne_env.engine import GameConfig
+
+    net = _value_net(tmp_path / "v.npz", GameConfig(players=2).to_dict())
+    for spec in (f"afterstate:{net}", "greedy:value=linear"):
+        code, err = cli(["play", spec, "random", "--quiet", "--expansions", ""], capsys)
+        assert code == 0, err
+
+
+@pytest.mark.fault("clear error", count=2)
+def test_a_linear_value_file_with_a_bad_players_record_is_refused(tmp_path: Path) -> None:
+    import json
+
+    from agents import AgentSpecError, make_agent
+    from agents.value import DEFAULT_WEIGHTS
+
+    data = json.loads(DEFAULT_WEIGHTS.read_text())
+    for players in ("two", 1):
+        path = tmp_path / "w.json"
+        path.write_text(json.dumps({**data, "players": players}))
+        with pytest.raises(AgentSpecError, match="players"):
+            make_agent(f"greedy:value={path}", seed=0)
