@@ -164,6 +164,7 @@ MODULES = {
     "carcassonne_env.environment.render": ["@DIR/board.png"],
     "agents.bench": ["greedy"],
     "training.value.fit_linear": ["@FILE", "-o", "@DIR/w.json"],
+    "training.sb3.bench_train": [],
 }
 
 
@@ -208,11 +209,25 @@ MODULES = {
     ("training.value.fit_linear", ["-o", "@DIR/w.txt"], "--out"),
     ("training.value.fit_linear", ["@DIR"], "cannot read"),
     ("training.value.fit_linear", [], "no finished games"),
+    ("training.sb3.bench_train", ["--iterations", "0"], "--iterations"),
+    ("training.sb3.bench_train", ["--envs", "abc"], "--envs"),
+    ("training.sb3.bench_train", ["--n-steps", "-1"], "--n-steps"),
+    ("training.sb3.bench_train", ["--batch-size", "0"], "--batch-size"),
+    ("training.sb3.bench_train", ["--epochs", "0"], "--epochs"),
+    ("training.sb3.bench_train", ["--players", "7"], "--players"),
+    ("training.sb3.bench_train", ["--channels", "0"], "--channels"),
+    ("training.sb3.bench_train", ["--blocks", "-1"], "--blocks"),
+    ("training.sb3.bench_train", ["--margin", "-1"], "--margin"),
+    ("training.sb3.bench_train", ["--threads", "0"], "--threads"),
+    ("training.sb3.bench_train", ["--seed", "-1"], "--seed"),
+    ("training.sb3.bench_train", ["--seed", str(2**32)], "--seed"),
 ])
 def test_bad_module_command_lines_are_refused_in_one_line(module: str, flags: list[str], message: str,
                                                           tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import importlib
 
+    if module.startswith("training.sb3"):
+        pytest.importorskip("sb3_contrib")
     (tmp_path / "file").write_text("not a game\n")
     argv = [*MODULES[module], *flags]
     if flags[:1] and not flags[0].startswith("-"):  # a positional argument replaces the default's
