@@ -55,13 +55,10 @@ def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
     return make_rllib(seed, path, sample)
 
 
-_NOT_GIVEN = -1  # mcts's budget options left out of the spec
-
-
 def _mcts(
     seed: int,
-    sims: int = _NOT_GIVEN,
-    seconds: float = float(_NOT_GIVEN),
+    sims: int | None = None,
+    seconds: float | None = None,
     exploration: float = 0.5,
     rollout_turns: int = 2,
     widening: float = 2.0,
@@ -70,16 +67,15 @@ def _mcts(
     guide: bool = False,
     value: str = "end_now",
 ) -> MCTSAgent:
-    """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; 0 or less
-    given explicitly is refused, not read as "not given")."""
+    """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; any value
+    given, 0 or negative included, is checked, never read as "not given")."""
     for name, budget in (("sims", sims), ("seconds", seconds)):
-        if budget != _NOT_GIVEN and not budget > 0:
+        if budget is not None and not budget > 0:
             kind = "int" if name == "sims" else "number"
             raise ValueError(f"MCTSAgent: {name} must be a positive {kind}, got {budget}")
-    sims, seconds = max(sims, 0), max(seconds, 0.0)
-    if not sims and not seconds:
+    if sims is None and seconds is None:
         sims = 400
-    return MCTSAgent(seed, sims=sims or None, seconds=seconds or None, exploration=exploration,
+    return MCTSAgent(seed, sims=sims, seconds=seconds, exploration=exploration,
                      rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits, scale=scale,
                      guide=guide, value=position_value(value))
 

@@ -112,9 +112,12 @@ def design_row(f: np.ndarray, t: float) -> np.ndarray:
 @dataclass(frozen=True)
 class LinearValue:
     """Expected final scores from :func:`player_features` and fitted ``weights``
-    (length ``2 · len(FEATURES)``: the t terms, then the t² terms)."""
+    (length ``2 · len(FEATURES)``: the t terms, then the t² terms); ``players``: the number of
+    players of the games they were fitted on (None: not recorded), checked by
+    :func:`agents.compat.check_value_fits` before a game."""
 
     weights: np.ndarray
+    players: int | None = None
     #: (t weight, t² weight) of each feature, as floats.
     _pairs: tuple[tuple[float, float], ...] = field(init=False, repr=False, compare=False)
 
@@ -136,7 +139,13 @@ class LinearValue:
             raise ValueError(f"LinearValue: cannot read value weights {path}: {e}") from None
         if not isinstance(data, dict) or data.get("features") != list(FEATURES):
             raise ValueError(f"LinearValue: {path} was fitted on other features than {list(FEATURES)}")
-        return cls(np.array(data["weights"], dtype=np.float64))
+        players = data.get("players")
+        if players is not None and (isinstance(players, bool) or not isinstance(players, int) or players < 2):
+            raise ValueError(f"LinearValue: {path} records players={players!r}, not a number of players")
+        try:
+            return cls(np.array(data["weights"], dtype=np.float64), players)
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"LinearValue: {path} holds no weights ({type(e).__name__}: {e})") from None
 
     def final_scores(self, game: Game) -> list[float]:
         """Each player's expected final score (the final scores once the game is over):

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from . import argtypes
 from .engine import Game, GameConfig
 from .engine.playout import random_playout
 
@@ -79,14 +80,17 @@ def _run(fn: Callable[[], tuple[float, int]], profile: bool) -> tuple[float, int
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
     parser.add_argument("target", choices=("engine", "env"))
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=int, default=2, help="2–6 (default 2)")
     parser.add_argument("--tiles", default="", help="comma-separated tile sets (default: base + expansions')")
     parser.add_argument("--expansions", default="", help="comma-separated expansions")
-    parser.add_argument("--games", type=int, default=None, help="games to play (default 300 engine, 50 env)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=argtypes.count, default=None, help="games to play (default 300 engine, 50 env)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args(argv)
-    config = _config(args)
+    try:
+        config = _config(args)
+    except ValueError as e:  # ConfigError: --players, --tiles or --expansions
+        parser.error(str(e))
     if args.target == "engine":
         games = args.games or 300
         seconds, decisions = _run(lambda: bench_engine(config, games, args.seed), args.profile)

@@ -136,7 +136,7 @@ def test_training_a_residual_policy_over_a_prior_writes_an_agent_that_computes_t
     (("--prior", "random", "--imitation-decisions", "0"), "--prior: prior 'random': this agent gives no action values"),
     (("--prior", "greedy:value=nowhere.json", "--imitation-decisions", "0"), "nowhere.json"),
     (("--prior", "greedy", "--imitation-decisions", "0", "--prior-temperature", "0"),
-     "--prior-temperature must be > 0"),
+     "--prior-temperature: must be a finite number > 0"),
     (("--prior-temperature", "0.5",), "--prior-temperature is the prior's: give --prior SPEC too"),
 ])
 def test_a_bad_prior_is_a_clear_error(tmp_path: Path, flags: tuple[str, ...], message: str) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from .. import argtypes
 from ..engine import Game, GameConfig
 from ..engine.actions import Action, ActionKind
 from ..engine.playout import random_playout
@@ -131,9 +132,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m carcassonne_env.environment.measure_window", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--games", type=int, default=10_000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--games", type=argtypes.count, default=10_000, help="random games (default 10000)")
+    parser.add_argument("--workers", type=argtypes.count, default=2, help="processes (default 2)")
+    parser.add_argument("--first-seed", type=argtypes.seed, default=0, help="seed of the first game (default 0)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     stats = measure(args.games, args.workers, args.first_seed)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import argtypes
 from ..engine import Game, GameConfig
 from ..engine.subcells import anchor_cell
 from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
@@ -167,13 +168,19 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.environment.render", description=main.__doc__)
-    parser.add_argument("out")
-    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("out", help="the PNG file to write")
+    parser.add_argument("--players", type=int, default=3, help="2–6 (default 3)")
     parser.add_argument("--expansions", default="tower,black_tower,watchtowers")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, default=10_000, help="stop after this many steps (default: all)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0)
+    parser.add_argument("--steps", type=argtypes.count, default=10_000,
+                        help="stop after this many steps (default: all)")
     args = parser.parse_args(argv)
-    config = GameConfig(players=args.players, expansions=tuple(e for e in args.expansions.split(",") if e))
+    if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
+        parser.error(f"out: expected a .png file name, got {args.out!r}")
+    try:
+        config = GameConfig(players=args.players, expansions=tuple(e for e in args.expansions.split(",") if e))
+    except ValueError as e:  # ConfigError: --players or --expansions
+        parser.error(str(e))
     game = Game(config, seed=args.seed)
     encoder = Encoder(config, DEFAULT_WINDOW)
     encoder.reset(game)
@@ -186,7 +193,10 @@ def main(argv: list[str] | None = None) -> None:
         index = int(rng.choice(np.flatnonzero(codec.mask(legal))))
         game.apply(codec.decode_for(game, index, encoder.window))
         encoder.sync(game)
-    write_png(args.out, render_rgb(game, encoder))
+    try:
+        write_png(args.out, render_rgb(game, encoder))
+    except OSError as e:
+        parser.error(f"out: cannot write {args.out}: {e.strerror or e}")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@ from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
 from training.arena import tournament
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
+from training.checks import SEED_LIMIT, check_agents, check_device, check_out
 from training.sb3.threads import free_cores
 
 __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
@@ -170,15 +171,23 @@ def check(s: Settings) -> None:
         raise ValueError(f"--gate-elo must be a positive number, got {s.gate_elo}")
     if not s.hidden or min(s.hidden) < 1:
         raise ValueError(f"--hidden must list positive layer widths, got {s.hidden}")
-    if s.device not in ("cpu", "cuda"):
-        raise ValueError(f"--device must be cpu or cuda, got {s.device!r}")
     if s.backend not in BACKENDS:
         raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {s.backend!r}")
+    if s.seed >= SEED_LIMIT:
+        raise ValueError(f"--seed must be below 2**32 (numpy's seeds), got {s.seed}")
+    if not s.anchors:
+        raise ValueError("--anchors needs at least one agent spec")
+    if s.address and s.backend != "ray":
+        raise ValueError(f"--address {s.address!r}: only --backend ray runs on a cluster")
+    check_out(s.out)
+    check_device(s.device, auto=False)
     for spec in (_spec_of(s.init, fast=False), *s.anchors):
         try:
             make_agent(spec, seed=0)
         except AgentSpecError as e:
             raise ValueError(f"agent {spec!r}: {e}") from None
+    check_agents("init", [_spec_of(s.init, fast=False)], s.game_config())
+    check_agents("anchors", s.anchors, s.game_config())
 
 
 def _spec_of(value: str, fast: bool) -> str:

@@ -50,27 +50,39 @@ def _config(args: argparse.Namespace, players: int) -> GameConfig:
     return GameConfig.from_dict(base)
 
 
+#: The largest count (seeds, games, workers) and number of seconds a flag takes: beyond them a run
+#: could not finish (or the clock functions overflow), so they are refused at the edge.
+MAX_COUNT = 10**9
+MAX_SECONDS = 7 * 86_400
+
+
 def _sprt(text: str) -> tuple[float, float, float, float]:
     try:
         elo0, elo1, alpha, beta = (float(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05), got {text!r}") from None
+    if not all(math.isfinite(v) for v in (elo0, elo1)):
+        raise argparse.ArgumentTypeError(f"need finite Elo bounds, got {text!r}")
     if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1):
         raise argparse.ArgumentTypeError(f"need elo0 < elo1 and 0 < alpha, beta < 1, got {text!r}")
     return elo0, elo1, alpha, beta
 
 
 def _positive(text: str) -> int:
+    """A count: an integer from 1 to :data:`MAX_COUNT`."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_COUNT:,}, got {text!r}")
     return value
 
 
 def _non_negative(text: str) -> int:
+    """A seed: any integer ≥ 0 (the generators take integers of any size)."""
     try:
         value = int(text)
     except ValueError:
@@ -78,6 +90,32 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 0–65535, got {text!r}") from None
+    if not 0 <= value <= 65_535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0–65535, got {text!r}")
+    return value
+
+
+def _directory(text: str) -> Path:
+    """A directory to write into: it may not exist yet, but may not be a file."""
+    path = Path(text)
+    if not text or (path.exists() and not path.is_dir()):
+        raise argparse.ArgumentTypeError(f"expected a directory, got {text!r}" + (" (a file)" if text else ""))
+    return path
+
+
+def _file(text: str) -> Path:
+    """A file to write: not a directory."""
+    path = Path(text)
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}" + (" (a directory)" if text else ""))
+    return path
 
 
 def _seconds(text: str) -> float:
@@ -88,6 +126,8 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"expected a finite number of seconds ≥ 0, got {text!r}")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_SECONDS} seconds (a week), got {text!r}")
     return value
 
 
@@ -102,7 +142,7 @@ def _suffixed(*suffixes: str) -> Callable[[str], Path]:
     def parse(text: str) -> Path:
         if Path(text).suffix.lower() not in suffixes:
             raise argparse.ArgumentTypeError(f"expected a {' or '.join(suffixes)} file name, got {text!r}")
-        return Path(text)
+        return _file(text)
     return parse
 
 
@@ -160,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=_non_negative, default=0, help="game seed: the tile order (default 0)")
     _add_variant(play)
     play.add_argument("--delay", type=_seconds, default=0.0, help="seconds to wait after each turn (default 0)")
-    play.add_argument("--frames", type=Path, metavar="DIR",
+    play.add_argument("--frames", type=_directory, metavar="DIR",
                       help="also write one PNG per turn to DIR (the env's rgb_array picture)")
     play.add_argument("--html", type=_suffixed(".html", ".htm"), metavar="FILE",
                       help="also write the game's replay page to FILE (one self-contained HTML file)")
@@ -169,8 +209,8 @@ def _parser() -> argparse.ArgumentParser:
                       "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
     play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
-    play.add_argument("--port", type=int, default=8765, help="--web: the port (default 8765; 0: any free port)")
-    play.add_argument("--save", type=Path, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
+    play.add_argument("--port", type=_port, default=8765, help="--web: the port (default 8765; 0: any free port)")
+    play.add_argument("--save", type=_file, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
                       f"the game's end write it (default {play_human.DEFAULT_SAVE}, or the --resume file)")
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE (its seats, "
                       "unless SPECs are given)")
@@ -181,8 +221,8 @@ def _parser() -> argparse.ArgumentParser:
                                         "keys, the action in words and the points scored.")
     replay.add_argument("record", type=Path, metavar="RECORD",
                         help="a saved game (Game.to_dict JSON), a GameRecord JSON, or a tournament's games.jsonl")
-    replay.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the HTML file to write")
-    replay.add_argument("--game", type=int, metavar="INDEX",
+    replay.add_argument("-o", "--out", type=_file, required=True, metavar="FILE", help="the HTML file to write")
+    replay.add_argument("--game", type=_non_negative, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
     replay.add_argument("--title", help="the page title (default: the agents and the seed)")
 
@@ -202,7 +242,7 @@ def _parser() -> argparse.ArgumentParser:
     count.add_argument("--games", type=_positive, help="games per table, rounded up to a multiple of --players")
     tour.add_argument("--first-seed", type=_non_negative, default=0, help="the first tile-order seed (default 0)")
     _add_backend(tour)
-    tour.add_argument("--out", type=Path, default=Path("runs/tournament"),
+    tour.add_argument("--out", type=_directory, default=Path("runs/tournament"),
                       help="output directory (default runs/tournament)")
     tour.add_argument("--resume", action="store_true", help="continue the tournament in --out, skipping "
                       "finished games (the settings must match)")
@@ -225,7 +265,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--seeds", type=_positive, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
     _add_backend(ev)
-    ev.add_argument("--out", type=Path, help="output directory (default runs/evaluate-<SPEC>)")
+    ev.add_argument("--out", type=_directory, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
     _add_faults(ev)
     ev.add_argument("--no-progress", action="store_true",
@@ -351,6 +391,8 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
 
     config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
     backend = _backend(args)
+    if not _names(args.specs):
+        raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     for spec in _names(args.specs):
         make_agent(spec, seed=0)
         games = args.games or 20
@@ -365,12 +407,13 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
 
 
 def _check_bench_numbers(rest: Sequence[str]) -> None:
-    """The integer options passed through to carcassonne_env.bench, checked here: --seed ≥ 0, the
-    counts ≥ 1 (``--players`` is checked by the game's configuration)."""
+    """The integer options passed through to carcassonne_env.bench, checked here: --seed ≥ 0, --games
+    from 1 to :data:`MAX_COUNT` (``--players``, ``--tiles`` and ``--expansions`` are checked by the
+    game's configuration)."""
     items = list(rest)
     for i, item in enumerate(items):
         name, _, value = item.partition("=")
-        if name not in ("--seed", "--tiles", "--games"):
+        if name not in ("--seed", "--games"):
             continue
         value = value if "=" in item else (items[i + 1] if i + 1 < len(items) else "")
         try:
@@ -379,6 +422,8 @@ def _check_bench_numbers(rest: Sequence[str]) -> None:
             raise ScheduleError(f"{name}: expected an integer, got {value!r}") from None
         if number < (0 if name == "--seed" else 1):
             raise ScheduleError(f"{name}: expected an integer ≥ {0 if name == '--seed' else 1}, got {value!r}")
+        if name == "--games" and number > MAX_COUNT:
+            raise ScheduleError(f"{name}: expected at most {MAX_COUNT:,}, got {value!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

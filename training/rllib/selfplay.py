@@ -95,6 +95,45 @@ class Settings:
     resume: bool = False
     """Continue the run in --out from its last checkpoint (OUT/state.json) up to --iterations."""
 
+    def check(self) -> None:
+        """Raise :class:`~training.checks.SettingError` naming the flag of the first value no run can use."""
+        from carcassonne_env.engine import GameConfig
+        from carcassonne_env.environment.options import MAX_WINDOW, MIN_WINDOW
+        from training.checks import SEED_LIMIT, SettingError, check_agents, check_out, finite, is_int, need
+
+        for name in ("envs_per_runner", "iterations", "train_batch", "minibatch", "epochs", "channels", "head_hidden",
+                     "eval_seeds", "eval_workers"):
+            need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer",
+                 getattr(self, name))
+        for name in ("env_runners", "blocks", "eval_every", "checkpoint_every", "seed"):
+            need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0",
+                 getattr(self, name))
+        need(self.num_cpus is None or (is_int(self.num_cpus) and self.num_cpus >= 1), "num_cpus",
+             "must be a positive integer", self.num_cpus)
+        need(self.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)", self.seed)
+        need(self.minibatch <= self.train_batch, "minibatch", f"must be at most --train-batch ({self.train_batch})",
+             self.minibatch)
+        need(is_int(self.window) and MIN_WINDOW <= self.window <= MAX_WINDOW, "window",
+             f"must be an integer in {MIN_WINDOW}..{MAX_WINDOW}", self.window)
+        for name in ("learning_rate", "clip_range"):
+            need(finite(getattr(self, name)) and getattr(self, name) > 0, name, "must be a finite number > 0",
+                 getattr(self, name))
+        for name in ("gamma", "gae_lambda"):
+            need(finite(getattr(self, name)) and 0 < getattr(self, name) <= 1, name, "must be in (0, 1]",
+                 getattr(self, name))
+        for name in ("ent_coef", "shaping"):
+            need(finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0",
+                 getattr(self, name))
+        need(self.address is None or bool(self.address.strip()), "address", "must name a cluster", self.address)
+        need(len(self.eval_opponents) >= 1 or not self.eval_every, "eval_opponents", "needs at least one agent spec",
+             self.eval_opponents)
+        try:
+            config = GameConfig(players=self.players, expansions=self.expansions)
+        except ValueError as e:  # ConfigError
+            raise SettingError(f"--players/--expansions: {e}") from None
+        check_out(self.out)
+        check_agents("eval_opponents", self.eval_opponents, config)
+
     def env_config(self) -> dict[str, Any]:
         return {"players": self.players, "expansions": self.expansions, "window": self.window,
                 "shaping": self.shaping, "shaping_scores": self.shaping_scores}
@@ -255,11 +294,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib
     settings = tyro.cli(Settings, args=argv, prog=prog,
                         description=(__doc__ or "").split("\n\n")[0])
     from training.arena.ray_support import RayError
+    from training.checks import SettingError
 
     start = time.time()
     try:
+        settings.check()
         final = train(settings)
-    except RayError as e:
+    except (RayError, SettingError) as e:
         raise SystemExit(f"{prog}: error: {e}") from None
     print(f"done in {time.time() - start:.0f} s; agent spec rllib:{final}")
 

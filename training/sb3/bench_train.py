@@ -22,6 +22,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 from agents.nets.policy import CarcassonnePolicy
+from carcassonne_env import argtypes
+from carcassonne_env.engine import GameConfig
 from carcassonne_env.environment import SingleAgentEnv
 
 from .ppo import ppo_kwargs
@@ -92,24 +94,25 @@ class IterationTimer(BaseCallback):
 
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(prog="python -m training.sb3.bench_train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=5, help="PPO iterations to time (default 5)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: free cores)")
-    parser.add_argument("--envs", type=int, default=2, help="envs in the DummyVecEnv (default 2)")
-    parser.add_argument("--n-steps", type=int, default=512, help="steps per env per iteration (default 512)")
-    parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
-    parser.add_argument("--epochs", type=int, default=4, help="epochs per iteration (default 4)")
+    parser.add_argument("--iterations", type=argtypes.count, default=5, help="PPO iterations to time (default 5)")
+    parser.add_argument("--threads", type=argtypes.count, default=None, help="torch threads (default: free cores)")
+    parser.add_argument("--envs", type=argtypes.count, default=2, help="envs in the DummyVecEnv (default 2)")
+    parser.add_argument("--n-steps", type=argtypes.count, default=512, help="steps per env per iteration (default 512)")
+    parser.add_argument("--batch-size", type=argtypes.count, default=256, help="minibatch size (default 256)")
+    parser.add_argument("--epochs", type=argtypes.count, default=4, help="epochs per iteration (default 4)")
     parser.add_argument("--players", type=int, default=2, help="players (default 2)")
-    parser.add_argument("--channels", type=int, default=16, help="trunk channels (default 16)")
-    parser.add_argument("--blocks", type=int, default=2, help="residual 3×3 blocks (default 2)")
-    parser.add_argument("--margin", type=int, default=1, help="crop margin in cells (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--channels", type=argtypes.count, default=16, help="trunk channels (default 16)")
+    parser.add_argument("--blocks", type=argtypes.seed, default=2, help="residual 3×3 blocks (default 2)")
+    parser.add_argument("--margin", type=argtypes.seed, default=1, help="crop margin in cells (default 1)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0, help="seed (default 0)")
     args = parser.parse_args(argv)
-    for name in ("iterations", "envs", "n_steps", "batch_size", "epochs", "channels"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be ≥ 1, got {getattr(args, name)}")
+    if args.seed >= 2**32:
+        parser.error(f"argument --seed: expected an integer below 2**32 (numpy's seeds), got {args.seed}")
+    try:
+        GameConfig(players=args.players, expansions=EXPANSIONS)
+    except ValueError as e:  # ConfigError
+        parser.error(f"argument --players: {e}")
     threads = args.threads if args.threads is not None else free_cores()
-    if threads < 1:
-        parser.error(f"--threads must be ≥ 1, got {threads}")
     th.set_num_threads(threads)
 
     env = TimedVecEnv(DummyVecEnv([lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)] * args.envs))

@@ -56,6 +56,7 @@ from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.arena.storage import LockError, RunLock, atomic_path, atomic_write_text, dumps, file_sha256
+from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out
 from training.sb3.pool import OpponentPool
 from training.sb3.threads import free_cores
 
@@ -166,18 +167,27 @@ class Settings:
             _finite(w) and w > 0 for w in self.fixed_weights), "fixed_weights",
             f"needs one positive weight per fixed opponent ({len(self.fixed_opponents)})")
         need(len(self.eval_opponents) >= 1, "eval_opponents", "needs at least one agent spec")
-        for name in ("fixed_opponents", "eval_opponents"):
-            for spec in getattr(self, name):
-                try:
-                    make_agent(spec, seed=0)
-                except AgentSpecError as e:
-                    raise SystemExit(f"--{name.replace('_', '-')}: {e}") from None
+        need(self.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)")
+        need(_finite(self.prior_temperature) and self.prior_temperature > 0, "prior_temperature",
+             "must be a finite number > 0 (points)")
         from carcassonne_env.engine import ConfigError, GameConfig
 
         try:
-            GameConfig(players=self.players, expansions=self.expansions)
+            config = GameConfig(players=self.players, expansions=self.expansions)
         except (ConfigError, ValueError) as e:
             raise SystemExit(f"--players/--expansions: {e}") from None
+        try:
+            check_out(self.out)
+            check_device(self.device, auto=True)
+            for name in ("fixed_opponents", "eval_opponents"):
+                check_agents(name, getattr(self, name), config)
+            check_agents("initial_best", [self.initial_best], config)
+            if self.imitation_decisions:
+                check_agents("imitation_teacher", [self.imitation_teacher], config)
+            if self.prior:
+                check_agents("prior", [self.prior], config)
+        except SettingError as e:
+            raise SystemExit(str(e)) from None
 
     def env_kwargs(self) -> dict[str, Any]:
         return {"players": self.players, "expansions": self.expansions, "shaping": self.shaping,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,6 +105,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
     args = parser.parse_args(argv)
     if not 0 <= args.holdout < 1:
         parser.error(f"--holdout must be in [0, 1), got {args.holdout}")
+    if not (math.isfinite(args.ridge) and args.ridge >= 0):
+        parser.error(f"--ridge must be a finite number ≥ 0, got {args.ridge}")
+    if args.seed < 0:
+        parser.error(f"--seed must be ≥ 0, got {args.seed}")
+    if args.out.suffix.lower() != ".json" or args.out.is_dir():
+        parser.error(f"--out: expected a .json file name, got {str(args.out)!r}")
     records: list[tuple[int, int, GameRecord]] = []
     for f, path in enumerate(args.games):
         try:

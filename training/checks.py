@@ -1,0 +1,67 @@
+"""Checks of the trainers' settings at the edge: each refusal is a :class:`SettingError` naming the
+command-line flag, the rule and the value, raised before any run starts (issue 21, item 4)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from carcassonne_env.engine import GameConfig
+
+__all__ = ["SEED_LIMIT", "SettingError", "check_agents", "check_device", "check_out", "finite", "flag", "is_int",
+           "need"]
+
+#: Seeds are below this: numpy's and torch's global seeds (``np.random.seed``) take 32-bit integers.
+SEED_LIMIT = 2**32
+
+
+class SettingError(ValueError):
+    """A setting no run can use; the message starts with the flag."""
+
+
+def flag(name: str) -> str:
+    """The command-line flag of setting ``name``."""
+    return "--" + name.replace("_", "-")
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def need(ok: bool, name: str, what: str, value: Any) -> None:
+    """SettingError ``--NAME: WHAT, got VALUE`` unless ``ok``."""
+    if not ok:
+        raise SettingError(f"{flag(name)}: {what}, got {value!r}")
+
+
+def check_out(out: str) -> None:
+    """``--out`` is a directory, or does not exist yet."""
+    path = Path(out)
+    need(bool(out) and not (path.exists() and not path.is_dir()), "out", "expected a directory (not a file)", out)
+
+
+def check_device(device: str, *, auto: bool) -> None:
+    """A torch device name: cpu, cuda, cuda:N (and auto where the trainer chooses)."""
+    names = "auto, cpu, cuda or cuda:N" if auto else "cpu, cuda or cuda:N"
+    need(re.fullmatch(r"cpu|cuda(:\d+)?" + ("|auto" if auto else ""), device) is not None, "device",
+         f"expected {names}", device)
+
+
+def check_agents(name: str, specs: Iterable[str], config: GameConfig) -> None:
+    """Every spec builds an agent that can play ``config`` (its model or value network was made for
+    it: :func:`agents.compat.check_fits`)."""
+    from agents.compat import check_fits
+    from agents.spec import make_agent
+
+    for spec in specs:
+        try:
+            check_fits(make_agent(spec, seed=0), config, spec)
+        except ValueError as e:  # AgentSpecError included
+            raise SettingError(f"{flag(name)}: {e}") from None
