@@ -21,7 +21,7 @@ from carcassonne_env.engine.save_format import SavedPosition, fail, read_int, re
 from carcassonne_env.engine.tiles import TileType
 
 ENGINE = Path(engine.__file__).parent
-GENERIC = ("game.py", "persistence.py", "save_validation.py")
+GENERIC = ("game.py", "persistence.py", "save_validation.py", "position.py", "text_board.py")
 #: Words that belong to one expansion: its name, its pieces, its actions.
 EXPANSION_WORDS = re.compile(r"tower|prisoner|floor|ransom|capture|watchtower", re.IGNORECASE)
 
