@@ -16,12 +16,13 @@ import pytest
 
 import carcassonne_env.engine as engine
 from carcassonne_env.engine import Game, GameConfig, SaveError, config, registry
-from carcassonne_env.engine.expansion import Expansion, ExpansionHost, ExpansionState
+from carcassonne_env.engine.expansion import BuilderSteps, Expansion, ExpansionHost, ExpansionState, PositionSetup
+from carcassonne_env.engine.position import PositionBuilder, PositionError
 from carcassonne_env.engine.save_format import SavedPosition, fail, read_int, read_keys
 from carcassonne_env.engine.tiles import TileType
 
 ENGINE = Path(engine.__file__).parent
-GENERIC = ("game.py", "persistence.py", "save_validation.py")
+GENERIC = ("game.py", "persistence.py", "save_validation.py", "position.py", "text_board.py")
 #: Words that belong to one expansion: its name, its pieces, its actions.
 EXPANSION_WORDS = re.compile(r"tower|prisoner|floor|ransom|capture|watchtower", re.IGNORECASE)
 
@@ -53,8 +54,34 @@ class CounterState:
 CALLS: list[str] = []
 
 
+class CounterSteps(BuilderSteps):
+    """A PositionBuilder step: count ``extra`` tiles more than the board holds."""
+
+    steps = ("recount",)
+
+    def __init__(self, config: GameConfig) -> None:
+        super().__init__(config)
+        self.extra = 0
+
+    def recount(self, extra: int) -> None:
+        self.extra += extra
+
+    def apply(self, setup: PositionSetup) -> None:
+        if self.extra < 0:
+            setup.refuse("a count never falls below the board")
+        setup.expansion_state(CounterExpansion.name).placed += self.extra
+
+
 class CounterExpansion(Expansion):
     name = "toy_counter"
+    builder_steps = CounterSteps
+
+    @staticmethod
+    def text_mark(tile: TileType) -> str | None:
+        return "*"
+
+    def text_lines(self, game: ExpansionHost) -> list[str]:
+        return [f"counted {game.expansion_state(self.name).placed}"]
 
     def new_state(self, states: Mapping[str, ExpansionState]) -> CounterState:
         return CounterState()
@@ -106,3 +133,36 @@ def test_a_toy_expansion_plugs_in_and_the_validator_calls_its_hooks(toy: GameCon
     del doc["expansions"][CounterExpansion.name]
     with pytest.raises(SaveError, match="missing: the expansion is enabled"):
         Game.from_dict(doc)
+
+
+def test_a_toy_expansion_draws_in_the_text_view(toy: GameConfig) -> None:
+    game = PositionBuilder(toy).tile("base/RRRR", 0, 0).tile("base/L", 2, 0).tile("tower/F", 4, 0).build()
+    lines = game.render_text().splitlines()
+    # The centre of each tile: a monastery's M first, then the first plug-in's mark (the tower's T
+    # before the toy's *), in registry order.
+    assert [lines[1][1], lines[1][7], lines[1][13]] == ["*", "M", "T"]
+    assert lines[-4:-1] == ["tower (4,0) h=0", "floors P0=(10, 0, 0) P1=(10, 0, 0)", "prisoners none"]
+    assert lines[-1] == "counted 3"  # after the tower's lines: registry order
+
+
+def test_a_toy_expansion_adds_a_builder_step(toy: GameConfig) -> None:
+    builder = PositionBuilder(toy).tile("base/L", 0, 0)
+    assert builder.recount(2) is builder and "recount" in dir(builder)
+    assert builder.recount.__doc__ == CounterSteps.recount.__doc__
+    assert builder.build().expansion_state(CounterExpansion.name).placed == 3
+    with pytest.raises(PositionError, match="a count never falls below the board"):
+        PositionBuilder(toy).recount(-1).build()
+    with pytest.raises(PositionError, match=r"PositionBuilder.recount\(\) need the 'toy_counter' expansion"):
+        PositionBuilder(GameConfig(players=2)).recount(1)
+    with pytest.raises(AttributeError, match="no attribute 'recount_all'"):
+        PositionBuilder(toy).recount_all(1)
+
+
+def test_builder_steps_are_methods_with_names_of_their_own() -> None:
+    own = set(dir(PositionBuilder))
+    seen: set[str] = set()
+    for plugin in registry.PLUGINS.values():
+        steps = plugin.builder_steps
+        for name in steps.steps if steps else ():
+            assert callable(getattr(steps, name)) and name not in own and name not in seen, name
+            seen.add(name)

@@ -26,7 +26,13 @@ off the segments for R46 (:meth:`Expansion.held_followers`), checks what holds i
 (:meth:`Expansion.check_position`), tells the history walk the role of each of its actions in a
 turn (:meth:`Expansion.turn_role`), checks its state against the history
 (:meth:`Expansion.check_history`) and, on the rebuilt game, what needs the features
-(:meth:`Expansion.check_loaded`). docs/engine.md has the table of every hook.
+(:meth:`Expansion.check_loaded`).
+
+Views and set-up (the generic text view and position builder know no expansion): the centre mark
+of a tile in the text view (:meth:`Expansion.text_mark`), the lines an expansion adds below it
+(:meth:`Expansion.text_lines`), and the steps it adds to ``PositionBuilder``
+(:attr:`Expansion.builder_steps`, a :class:`BuilderSteps` class). docs/engine.md has the table of
+every hook.
 
 Hooks see the game only through :class:`ExpansionHost`, the narrow public surface ``Game``
 implements for them (mypy checks that expansions use nothing else): the public read API, read-only
@@ -39,7 +45,7 @@ feature is named by its key (``feature_key(segment)``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol
 
 from .actions import Action, ActionKind, Phase
 from .save_format import HistoryAction, SavedPosition, TurnRole
@@ -49,7 +55,7 @@ from .tiles import SegmentKind, TileCatalogue, TileType
 if TYPE_CHECKING:
     from .config import GameConfig
 
-__all__ = ["Expansion", "ExpansionHost", "ExpansionState"]
+__all__ = ["BuilderSteps", "Expansion", "ExpansionHost", "ExpansionState", "PositionSetup"]
 
 
 class ExpansionState(Protocol):
@@ -163,6 +169,48 @@ class ExpansionHost(Protocol):
         ...
 
 
+class PositionSetup(Protocol):
+    """A position being set up by ``PositionBuilder``, as an expansion's :class:`BuilderSteps` see it:
+    a ``GameSetup`` (:mod:`.game`) whose tiles and followers are already put."""
+
+    def expansion_state(self, name: str) -> Any:
+        """The state of an enabled expansion, to set up (``Expansion.new_state`` made it)."""
+        ...
+
+    def take_follower(self, player: int, *, reason: str) -> None:
+        """Take a follower out of ``player``'s supply for ``reason``; ``PositionError`` (R2) if the
+        supply is empty."""
+        ...
+
+    def refuse(self, message: str) -> NoReturn:
+        """Raise ``PositionError(message)``: the position cannot exist, for the reason ``message``."""
+        ...
+
+
+class BuilderSteps:
+    """The steps an expansion adds to ``PositionBuilder`` (:mod:`.position`), which knows no expansion.
+
+    ``PositionBuilder(config).<step>(...)`` with a name listed in :attr:`steps` calls that method of
+    this class with the same arguments and returns the builder, so steps chain like the builder's
+    own; a step of an expansion the config lacks raises ``PositionError`` naming the expansion. One
+    instance per builder records the steps (a step only records; it does not check), and
+    :meth:`apply` sets them up in ``build()``, after the tiles and followers and before the scores,
+    checking what the position needs. Step names are unique across the registry and differ from the
+    builder's own methods.
+    """
+
+    #: Names of the public methods of this class that are builder steps; each returns None.
+    steps: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config = config
+
+    def apply(self, setup: PositionSetup) -> None:
+        """Set up the recorded steps in ``setup``: change the states of this expansion (and of those
+        it requires) and take from the supplies the followers it holds off the segments, raising
+        through ``setup.refuse`` what cannot exist."""
+
+
 class Expansion:
     """Base class of the expansion plug-ins; every hook defaults to doing nothing."""
 
@@ -175,6 +223,8 @@ class Expansion:
     action_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
     #: Those of :attr:`action_kinds` that answer the T4 decision this expansion opens.
     decision_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
+    #: The steps this expansion adds to ``PositionBuilder`` (None: none).
+    builder_steps: ClassVar[type[BuilderSteps] | None] = None
 
     def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
         self.config = config
@@ -220,6 +270,22 @@ class Expansion:
 
     def board_figures(self, game: ExpansionHost) -> Iterable[tuple[int, int]]:
         """(packed position, owner) of followers on the board that stand on no segment."""
+        return ()
+
+    # ------------------------------------------------------------------ text view
+    # Called by .text_board (Game.render_text), which draws no expansion's pieces itself.
+
+    @staticmethod
+    def text_mark(tile: TileType) -> str | None:
+        """The character the text view draws in the centre of a tile of type ``tile`` that has no
+        monastery (e.g. a tower foundation), or None when this expansion marks nothing there. A
+        property of the tile: asked of every registered plug-in in registry order, whatever the
+        game's config; the first mark wins, and a follower drawn there hides it."""
+        return None
+
+    def text_lines(self, game: ExpansionHost) -> Sequence[str]:
+        """Lines the text view appends below the scores and supplies for this expansion of the game
+        (e.g. its pieces off the board tiles and per-player supplies), in registry order."""
         return ()
 
     # ------------------------------------------------------------------ saved games

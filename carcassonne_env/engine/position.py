@@ -11,23 +11,37 @@ the start tile, but touching edges must still match (R11), so features stay well
 >>> game.supply, game.phase.name
 ((7, 6), 'PLACE')
 
-Followers, tower tops and prisoners come out of their owner's supply. Nothing scores while
-building; the first tile of ``pile`` is drawn for ``current_player`` as in T1 (an empty pile ends
-the game at once, which runs the final scoring).
+Followers come out of their owner's supply. Nothing scores while building; the first tile of
+``pile`` is drawn for ``current_player`` as in T1 (an empty pile ends the game at once, which runs
+the final scoring).
+
+The builder knows no expansion: an expansion adds its own steps through its
+:class:`~.expansion.BuilderSteps` (``Expansion.builder_steps``), which chain like the builder's own
+methods (``PositionBuilder(config).tile(…).<step>(…).build()``) and are set up after the tiles and
+followers; their module documents them. A step of an expansion the config lacks raises
+:class:`PositionError` naming that expansion.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
-from .actions import FloorColour
 from .config import GameConfig
+from .expansion import BuilderSteps
 from .game import Game, GameSetup, PositionError
-from .geometry import pack
-from .tower import TowerState
+from .registry import PLUGINS
 
 __all__ = ["PositionBuilder", "PositionError"]
+
+
+class _Setup(GameSetup):
+    """The ``GameSetup`` a build runs on; what expansion steps see of it is ``PositionSetup``."""
+
+    def refuse(self, message: str) -> NoReturn:
+        raise PositionError(message)
 
 
 @dataclass
@@ -35,11 +49,9 @@ class PositionBuilder:
     config: GameConfig = field(default_factory=GameConfig)
     _tiles: list[tuple[str, int, int, int]] = field(default_factory=list)
     _followers: list[tuple[int, int, int, int]] = field(default_factory=list)
-    _towers: list[tuple[int, int, tuple[FloorColour, ...]]] = field(default_factory=list)
-    _tops: list[tuple[int, int, int]] = field(default_factory=list)
-    _prisoners: list[tuple[int, int, int]] = field(default_factory=list)
     _scores: dict[int, int] = field(default_factory=dict)
-    _floors: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    #: Expansion name → the steps recorded for it.
+    _steps: dict[str, BuilderSteps] = field(default_factory=dict)
 
     def tile(self, tile_id: str, x: int, y: int, rotation: int = 0) -> PositionBuilder:
         """Put a tile at (x, y); its edges must match the tiles already next to it."""
@@ -51,72 +63,52 @@ class PositionBuilder:
         self._followers.append((x, y, slot, player))
         return self
 
-    def tower(self, x: int, y: int, floors: Sequence[FloorColour]) -> PositionBuilder:
-        """Floors (bottom first) on the foundation at (x, y); needs the ``tower`` expansion."""
-        self._towers.append((x, y, tuple(floors)))
-        return self
-
-    def tower_top(self, player: int, x: int, y: int) -> PositionBuilder:
-        """A follower of ``player`` on top of the tower at (x, y)."""
-        self._tops.append((x, y, player))
-        return self
-
-    def prisoners(self, captor: int, owner: int, count: int = 1) -> PositionBuilder:
-        """``captor`` holds ``count`` followers of ``owner`` (P[captor][owner])."""
-        self._prisoners.append((captor, owner, count))
-        return self
-
     def score(self, player: int, points: int) -> PositionBuilder:
         self._scores[player] = points
         return self
 
-    def floors(self, player: int, normal: int, black: int = 0, white: int = 0) -> PositionBuilder:
-        """Set a player's floor supply (by default everyone holds the full deal of R32/R51)."""
-        self._floors[player] = (normal, black, white)
-        return self
+    def __getattr__(self, name: str) -> Callable[..., PositionBuilder]:
+        """A step an expansion adds (``BuilderSteps.steps``), bound to this builder."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for plugin in PLUGINS.values():
+            steps = plugin.builder_steps
+            if steps is not None and name in steps.steps:
+                break
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if plugin.name not in self.config.expansions:
+            raise PositionError(f"positions with PositionBuilder.{name}() need the {plugin.name!r} expansion")
+        recorder = self._steps.get(plugin.name)
+        if recorder is None:
+            recorder = self._steps[plugin.name] = steps(self.config)
+        method = getattr(recorder, name)
+
+        @functools.wraps(method)
+        def step(*args: Any, **kwargs: Any) -> PositionBuilder:
+            method(*args, **kwargs)
+            return self
+
+        return step
+
+    def __dir__(self) -> list[str]:
+        """The builder's own attributes and the steps of the config's expansions."""
+        extra = [s for name in self.config.expansions if (b := PLUGINS[name].builder_steps) for s in b.steps]
+        return sorted({*super().__dir__(), *extra})
 
     def build(self, pile: Sequence[str] = (), current_player: int = 0) -> Game:
         """The position as a game (through :class:`~.game.GameSetup`): ``current_player`` has drawn
         the first tile of ``pile``."""
         config = self.config
-        setup = GameSetup(config, pile)
+        setup = _Setup(config, pile)
         for tid, x, y, rot in self._tiles:
             setup.put_tile(tid, x, y, rot)
         for x, y, slot, player in self._followers:
             setup.put_follower(player, x, y, slot)
-        if self._towers or self._tops or self._prisoners or self._floors:
-            if not config.has("tower"):
-                raise PositionError("towers, floors and prisoners need the 'tower' expansion")
-            st: TowerState = setup.expansion_state("tower")
-            coloured = config.has("black_tower")
-            for x, y, floors in self._towers:
-                p = pack(x, y)
-                if p not in st.stacks:
-                    raise PositionError(f"no tower foundation at ({x},{y})")
-                if not coloured and any(c != FloorColour.NORMAL for c in floors):
-                    raise PositionError("black and white floors need the 'black_tower' expansion (R51)")
-                if FloorColour.WHITE in floors[:-1] or floors[:1] == (FloorColour.WHITE,):
-                    raise PositionError("a white floor caps a tower: never on a foundation, nothing above (R54, R56)")
-                st.stacks[p] = tuple(int(c) for c in floors)
-            for x, y, player in self._tops:
-                p = pack(x, y)
-                if not st.stacks.get(p) or st.stacks[p][-1] == FloorColour.WHITE:
-                    raise PositionError(f"no open tower at ({x},{y}) to stand on (R37)")
-                st.tops[p] = player
-                setup.take_follower(player, reason=f"tower top at ({x},{y})")
-            n = config.players
-            for captor, owner, count in self._prisoners:
-                if captor == owner:
-                    raise PositionError("a player never holds their own followers (R43)")
-                st.prisoners[captor * n + owner] += count
-                for _ in range(count):
-                    setup.take_follower(owner, reason=f"prisoner held by {captor}")
-                if st.prisoners[captor * n + owner] and st.prisoners[owner * n + captor]:
-                    raise PositionError(f"players {captor} and {owner} hold each other's followers (R47)")
-            for player, supply in self._floors.items():
-                if not coloured and (supply[1] or supply[2]):
-                    raise PositionError("black and white floors need the 'black_tower' expansion (R51)")
-                st.floors[3 * player:3 * player + 3] = list(supply)
+        for name in config.expansions:
+            recorder = self._steps.get(name)
+            if recorder is not None:
+                recorder.apply(setup)
         for player, points in self._scores.items():
             setup.set_score(player, points)
         return setup.start(current_player)

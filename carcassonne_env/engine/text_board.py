@@ -4,17 +4,20 @@ Every tile is a 3×3 block of characters, north up::
 
     f C f      edges: C city, R road, . field; a digit = the player whose follower stands on the
     . M R      road/city segment owning that edge. Corners: a digit = a farmer on the field at that
-    f R f      corner. Centre: M monastery (digit = monk), T tower foundation, W watchtower.
+    f R f      corner. Centre: M monastery (digit = monk), else the mark of an expansion.
 
-Empty positions are blank. Below the grid: scores, supplies and, with The Tower, every tower
-(height, colour, top follower) and the prisoner matrix.
+Empty positions are blank. Below the grid: scores, supplies, then the lines each expansion of the
+game adds. The renderer knows no expansion: the centre mark of a tile is the first that a registered
+plug-in gives (``Expansion.text_mark``, registry order, whatever the config), and the lines below
+are those of the game's expansions (``Expansion.text_lines``, registry order).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .tiles import SegmentKind, Terrain
+from .registry import PLUGINS
+from .tiles import SegmentKind, Terrain, TileType
 
 if TYPE_CHECKING:
     from .game import Game
@@ -32,6 +35,17 @@ def _corner_of_half(h: int) -> int:
     return ((h + 1) % 8) // 2
 
 
+def _centre_mark(tile: TileType) -> str:
+    """The centre of a tile's block before followers: M for a monastery, else an expansion's mark."""
+    if tile.monastery_slot >= 0:
+        return "M"
+    for plugin in PLUGINS.values():
+        mark = plugin.text_mark(tile)
+        if mark is not None:
+            return mark
+    return " "
+
+
 def render_board(game: Game) -> str:
     tiles = game.tiles()
     xs = [t.x for t in tiles]
@@ -45,12 +59,7 @@ def render_board(game: Game) -> str:
         for e, terrain in enumerate(t.tile.edge_terrain):
             r, c = _EDGE_CELL[(e + t.rotation) % 4]
             block[r][c] = _TERRAIN_CHAR[terrain]
-        if t.tile.monastery_slot >= 0:
-            block[1][1] = "M"
-        elif t.tile.tower_foundation:
-            block[1][1] = "T"
-        elif t.tile.watchtower is not None:
-            block[1][1] = "W"
+        block[1][1] = _centre_mark(t.tile)
         for slot, kind in enumerate(t.tile.segment_kinds):
             owner = occupied.get((t.x, t.y, slot))
             if owner is None:
@@ -71,24 +80,6 @@ def render_board(game: Game) -> str:
     lines.append(f"x {x0}..{x1}, y {y0}..{y1} (north up); tiles left {game.tiles_left}")
     lines.append("scores " + " ".join(f"P{p}={s}" for p, s in enumerate(game.scores)))
     lines.append("supply " + " ".join(f"P{p}={s}" for p, s in enumerate(game.supply)))
-    if "tower" in game.config.expansions:
-        lines.extend(_tower_lines(game))
+    for name in game.config.expansions:
+        lines.extend(game.expansion(name).text_lines(game))
     return "\n".join(lines)
-
-
-def _tower_lines(game: Game) -> list[str]:
-    st = game.expansion_state("tower")
-    out = []
-    for x, y in st.foundations():
-        h = st.height(x, y)
-        colour = st.colour(x, y)
-        desc = f"h={h}" + ("" if colour is None else f" {colour.name.lower()}")
-        top = st.top(x, y)
-        if top is not None:
-            desc += f" top=P{top}"
-        out.append(f"tower ({x},{y}) {desc}")
-    n = game.num_players
-    out.append("floors " + " ".join(f"P{p}={st.floor_supply(p)}" for p in range(n)))
-    held = [f"P{c}<-P{o}:{st.prisoner_count(c, o)}" for c in range(n) for o in range(n) if st.prisoner_count(c, o)]
-    out.append("prisoners " + (" ".join(held) if held else "none"))
-    return out

@@ -20,6 +20,11 @@ there by a TOWER_TOP of their owner (R35), ``ransom_turn`` is the turn of the la
 and the T4 targets are exactly the followers the last FLOOR reaches (R39–R42, R55). Its tops and
 prisoners are the followers it holds off the segments (R46). Not checked: prisoner counts beyond
 R46 and R47, which only replaying the history would tell.
+
+Text view (``Game.render_text``): ``T`` in the centre of a foundation tile, and below the board one
+line per tower (height, colour, top follower), the floor supplies and the prisoners held.
+Position builder (RULES.md §8): the steps ``tower``, ``tower_top``, ``prisoners`` and ``floors`` of
+:class:`TowerBuilderSteps`.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area_packed
-from .expansion import Expansion, ExpansionHost, ExpansionState
+from .expansion import BuilderSteps, Expansion, ExpansionHost, ExpansionState, PositionSetup
 from .geometry import check_coords, pack, unpack
 from .save_format import (
     HistoryAction,
@@ -50,7 +55,7 @@ from .tiles import TileCatalogue, TileType
 if TYPE_CHECKING:
     from .config import GameConfig
 
-__all__ = ["RANSOM_PRICE", "TOWER_FLOORS", "TowerExpansion", "TowerState", "state"]
+__all__ = ["RANSOM_PRICE", "TOWER_FLOORS", "TowerBuilderSteps", "TowerExpansion", "TowerState", "state"]
 
 #: R32: normal floors per player by player count.
 TOWER_FLOORS: dict[int, int] = {2: 10, 3: 9, 4: 7, 5: 6, 6: 5}
@@ -148,9 +153,76 @@ class TowerState:
         )
 
 
+class TowerBuilderSteps(BuilderSteps):
+    """``PositionBuilder`` steps of The Tower: ``.tower(x, y, floors)``, ``.tower_top(player, x, y)``,
+    ``.prisoners(captor, owner, count)`` and ``.floors(player, normal, black, white)``. Tower tops and
+    prisoners come out of their owner's supply; without a ``floors`` step a player holds the full
+    deal of R32 (R51 with the black tower)."""
+
+    steps = ("tower", "tower_top", "prisoners", "floors")
+
+    def __init__(self, config: GameConfig) -> None:
+        super().__init__(config)
+        self._towers: list[tuple[int, int, tuple[FloorColour, ...]]] = []
+        self._tops: list[tuple[int, int, int]] = []
+        self._prisoners: list[tuple[int, int, int]] = []
+        self._floors: dict[int, tuple[int, int, int]] = {}
+
+    def tower(self, x: int, y: int, floors: Sequence[FloorColour]) -> None:
+        """Floors (bottom first) on the foundation at (x, y)."""
+        self._towers.append((x, y, tuple(floors)))
+
+    def tower_top(self, player: int, x: int, y: int) -> None:
+        """A follower of ``player`` on top of the tower at (x, y)."""
+        self._tops.append((x, y, player))
+
+    def prisoners(self, captor: int, owner: int, count: int = 1) -> None:
+        """``captor`` holds ``count`` followers of ``owner`` (P[captor][owner])."""
+        self._prisoners.append((captor, owner, count))
+
+    def floors(self, player: int, normal: int, black: int = 0, white: int = 0) -> None:
+        """Set a player's floor supply (by default everyone holds the full deal of R32/R51)."""
+        self._floors[player] = (normal, black, white)
+
+    def apply(self, setup: PositionSetup) -> None:
+        """Towers, then tops (R37), prisoners (R43, R47) and floor supplies (R51, R54, R56)."""
+        config = self.config
+        st: TowerState = setup.expansion_state(TowerExpansion.name)
+        coloured = config.has("black_tower")
+        for x, y, floors in self._towers:
+            p = pack(x, y)
+            if p not in st.stacks:
+                setup.refuse(f"no tower foundation at ({x},{y})")
+            if not coloured and any(c != FloorColour.NORMAL for c in floors):
+                setup.refuse("black and white floors need the 'black_tower' expansion (R51)")
+            if FloorColour.WHITE in floors[:-1] or floors[:1] == (FloorColour.WHITE,):
+                setup.refuse("a white floor caps a tower: never on a foundation, nothing above (R54, R56)")
+            st.stacks[p] = tuple(int(c) for c in floors)
+        for x, y, player in self._tops:
+            p = pack(x, y)
+            if not st.stacks.get(p) or st.stacks[p][-1] == FloorColour.WHITE:
+                setup.refuse(f"no open tower at ({x},{y}) to stand on (R37)")
+            st.tops[p] = player
+            setup.take_follower(player, reason=f"tower top at ({x},{y})")
+        n = config.players
+        for captor, owner, count in self._prisoners:
+            if captor == owner:
+                setup.refuse("a player never holds their own followers (R43)")
+            st.prisoners[captor * n + owner] += count
+            for _ in range(count):
+                setup.take_follower(owner, reason=f"prisoner held by {captor}")
+            if st.prisoners[captor * n + owner] and st.prisoners[owner * n + captor]:
+                setup.refuse(f"players {captor} and {owner} hold each other's followers (R47)")
+        for player, supply in self._floors.items():
+            if not coloured and (supply[1] or supply[2]):
+                setup.refuse("black and white floors need the 'black_tower' expansion (R51)")
+            st.floors[3 * player:3 * player + 3] = list(supply)
+
+
 class TowerExpansion(Expansion):
     name = "tower"
     tile_set = "tower"
+    builder_steps = TowerBuilderSteps
     action_kinds = frozenset(
         {ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.NO_CAPTURE, ActionKind.RANSOM}
     )
@@ -182,6 +254,29 @@ class TowerExpansion(Expansion):
 
     def board_figures(self, game: ExpansionHost) -> Iterable[tuple[int, int]]:
         return state(game).tops.items()
+
+    # ------------------------------------------------------------------ text view
+    @staticmethod
+    def text_mark(tile: TileType) -> str | None:
+        return "T" if tile.tower_foundation else None
+
+    def text_lines(self, game: ExpansionHost) -> list[str]:
+        """Each tower (height, colour, top follower), the floor supplies, the prisoners held."""
+        st = state(game)
+        out = []
+        for x, y in st.foundations():
+            h = st.height(x, y)
+            colour = st.colour(x, y)
+            desc = f"h={h}" + ("" if colour is None else f" {colour.name.lower()}")
+            top = st.top(x, y)
+            if top is not None:
+                desc += f" top=P{top}"
+            out.append(f"tower ({x},{y}) {desc}")
+        n = game.num_players
+        out.append("floors " + " ".join(f"P{p}={st.floor_supply(p)}" for p in range(n)))
+        held = [f"P{c}<-P{o}:{st.prisoner_count(c, o)}" for c in range(n) for o in range(n) if st.prisoner_count(c, o)]
+        out.append("prisoners " + (" ".join(held) if held else "none"))
+        return out
 
     # ------------------------------------------------------------------ T3 options
     def add_action_options(self, game: ExpansionHost, out: list[Action]) -> None:

@@ -5,6 +5,8 @@ segment of a road or city completed this turn, on a watchtower tile, earns its o
 watchtower's bonus once, whatever the majority (R62). The bonus is the rate times a count over
 the 3×3 area around the watchtower (R63). Farmers, monks and tower-top followers never trigger
 (R65); captured followers are gone before T5 (R67); nothing scores at the end (R66).
+
+Text view: ``W`` in the centre of a watchtower tile.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ def watchtower_count(game: ExpansionHost, pos: int, subject: str, *, include_tow
 class WatchtowersExpansion(Expansion):
     name = "watchtowers"
     tile_set = "watchtowers"
+
+    @staticmethod
+    def text_mark(tile: TileType) -> str | None:
+        return "W" if tile.watchtower is not None else None
 
     def before_scoring(self, game: ExpansionHost, completed: list[int]) -> None:
         """R62–R64 (a): award every triggered bonus on the board as it stands after phase 2."""
