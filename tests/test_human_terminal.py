@@ -146,3 +146,46 @@ def test_bad_play_arguments_are_one_line_errors(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+class Boom:
+    """An agent that raises."""
+
+    def choose_action(self, game: Game) -> object:
+        raise RuntimeError("boom")
+
+
+def test_a_failing_agent_keeps_the_humans_moves_and_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "boom.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", "human", "random", "--seed", "4", "--save", str(path)]) == 0
+    game, _ = PlaySession.read_document(path)
+    code = placement_code(game.legal_actions()[0])
+    real = make_agent
+    monkeypatch.setattr("training.cli.play_human.make_agent",
+                        lambda spec, seed=0: Boom() if spec == "random" else real(spec, seed=seed))
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{code}\n" + "1\n" * 5))
+    capsys.readouterr()
+    assert main(["play", "--resume", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert captured.err.strip() == ("carcassonne play: error: agent 'random' (seat 1, Blue) failed: "
+                                    "RuntimeError: boom")
+    assert "saved the game to" in captured.out
+    game, _ = PlaySession.read_document(path)
+    assert len(game.history) >= 2 and game.current_player == 1  # the human's whole turn was kept
+
+
+def test_a_model_made_for_another_game_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    def check_fits(agent: object, config: GameConfig, spec: str) -> None:
+        raise ValueError(f"{spec}: the model was made for a game of 3 players, not for this game")
+
+    monkeypatch.setattr("training.cli.play_human.check_fits", check_fits)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    path = tmp_path / "never.json"
+    assert main(["play", "human", "greedy", "--save", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "greedy: the model was made for a game of 3 players" in err and "Traceback" not in err
+    assert not path.exists()

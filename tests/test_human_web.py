@@ -103,6 +103,28 @@ def test_the_server_plays_only_on_a_humans_turn_and_only_the_legal_list(tmp_path
         server.stop()
 
 
+class Boom:
+    """An agent that raises."""
+
+    def choose_action(self, game: Game) -> object:
+        raise RuntimeError("boom")
+
+
+def test_a_failing_agent_is_a_json_error_and_the_game_is_saved(tmp_path: Path) -> None:
+    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    session = PlaySession(game, ("random", "human"), [Boom(), None])  # type: ignore[list-item]
+    server = PlayServer(session, tmp_path / "boom.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        code, answer = _post(server.url + "api/agent", b"")
+        assert code == 500
+        assert answer["error"].startswith("agent 'random' (seat 0, Red) failed: RuntimeError: boom")
+        assert "the game is saved to" in answer["error"] and (tmp_path / "boom.json").exists()
+        code, state = _post(server.url + "api/save", b"")
+        assert code == 200 and state["waiting"] == "agent"  # the server serves on
+    finally:
+        server.stop()
+
+
 def _missing() -> str | None:
     try:
         import selenium  # noqa: F401
@@ -200,3 +222,14 @@ def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path:
     assert to_replayable(document).record.replay().scores == scores
     assert to_replayable(document).seats == ("human", "random")
     assert replay_html(document).startswith("<!DOCTYPE html>")
+
+
+def test_the_play_page_fills_its_placeholders_in_one_pass(tmp_path: Path) -> None:
+    from carcassonne_env.play.server import page_html
+
+    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
+    text = page_html(session, "__JS__ __DATA__ </script><b>")
+    assert "<title>__JS__ __DATA__ &lt;/script&gt;&lt;b&gt;</title>" in text  # not filled in again, escaped
+    assert text.count("</script>") == text.count("<script")  # the title's </script> ends nothing
+    assert "__CSS__" not in text and "__SYMBOLS__" not in text

@@ -39,7 +39,7 @@ from ..engine import (
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
 
-__all__ = ["HUMAN", "SAVE_FORMAT", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
+__all__ = ["HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
            "parse_placement", "placement_code"]
 
 #: The seat spec of a person.
@@ -57,6 +57,11 @@ class Chooser(Protocol):
 class PlayError(ValueError):
     """A request the table refuses: not a human's turn, an action the engine does not list, a bad
     code or a save file that cannot be read. The message says what is wrong."""
+
+
+class AgentError(PlayError):
+    """An agent at the table failed: it raised, or chose an action the engine does not list. The
+    message names the agent, its seat and what went wrong, in one line."""
 
 
 @dataclass(frozen=True)
@@ -207,9 +212,14 @@ class PlaySession:
         agent = self.agents[game.current_player]
         if agent is None:
             raise PlayError(f"it is a human's turn: {self.seat_name(game.current_player)} decides")
-        action = agent.choose_action(game.clone())
+        seat = game.current_player
+        who = f"agent {self.seats[seat]!r} (seat {seat}, {SEAT_NAMES[seat]})"
+        try:
+            action = agent.choose_action(game.clone())
+        except Exception as e:
+            raise AgentError(f"{who} failed: {type(e).__name__}: {e}") from e
         if action not in game.legal_actions():
-            raise PlayError(f"agent {self.seats[game.current_player]!r} chose an illegal action {action}")
+            raise AgentError(f"{who} chose an illegal action {action}")
         return self._apply(Action.coerce(action))
 
     def run_agents(self) -> list[TurnNote]:
@@ -236,7 +246,12 @@ class PlaySession:
         """What ``agent`` would play now (on a copy of the game), and that in words."""
         if self.game.is_over:
             raise PlayError("the game is over")
-        action = agent.choose_action(self.game.clone())
+        try:
+            action = agent.choose_action(self.game.clone())
+        except Exception as e:
+            raise AgentError(f"the hint's agent failed: {type(e).__name__}: {e}") from e
+        if action not in self.game.legal_actions():
+            raise AgentError(f"the hint's agent chose an illegal action {action}")
         return action, option_label(self.game, action)
 
     # ------------------------------------------------------------------ saving

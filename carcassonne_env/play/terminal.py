@@ -15,7 +15,9 @@ legal actions. At any prompt:
 =================  ==========================================================================
 
 Invariant: the choices shown are exactly ``game.legal_actions()``; an answer that names none of
-them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops.
+them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops;
+an agent that fails (:class:`~.session.AgentError`) or any other error also saves it first, then
+the error goes on to the caller (``carcassonne play`` prints it in one line).
 The streams are injectable, so tests drive a whole game through a ``StringIO``.
 """
 
@@ -75,6 +77,10 @@ class TerminalPlay:
             self._save()
             self.say(f"resume with: carcassonne play --resume {self.save_path}")
             return False
+        except BaseException:  # an agent failed (AgentError) or worse: the human's moves are kept
+            self._save()
+            self.say(f"resume with: carcassonne play --resume {self.save_path}")
+            raise
         self.say(session.game.render_text())
         winners = ", ".join(session.seat_name(w) for w in session.game.winners())
         self.say(f"game over: final scores {list(session.game.scores)}; winner {winners}")
@@ -170,7 +176,7 @@ class TerminalPlay:
             try:
                 agent = self.make_hint(spec)
                 action, words = session.hint(agent)
-            except (PlayError, ValueError) as e:
+            except (PlayError, ValueError) as e:  # an AgentError of the hint's agent is a PlayError
                 self.say(f"no hint: {e}")
             else:
                 code = placement_code(action) if session.game.phase is Phase.PLACE else self._number(action)

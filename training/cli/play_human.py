@@ -10,7 +10,8 @@ import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents import make_agent
+from agents import AgentSpecError, make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.play import HUMAN, Chooser, PlayError, PlaySession
 from training.arena.match import agent_seed
@@ -28,7 +29,14 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def _make(game: Game, seat: int, spec: str) -> Chooser | None:
     """The agent of ``seat``, seeded as ``carcassonne play`` seeds it (None for a human)."""
-    return None if spec == HUMAN else make_agent(spec, seed=agent_seed(game.seed or 0, seat))
+    if spec == HUMAN:
+        return None
+    agent = make_agent(spec, seed=agent_seed(game.seed or 0, seat))
+    try:
+        check_fits(agent, game.config, spec)  # a model made for another game is refused before play
+    except ValueError as e:
+        raise AgentSpecError(str(e)) from None
+    return agent
 
 
 def _hint(spec: str) -> Chooser:
