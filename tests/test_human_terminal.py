@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
+from human_positions import position
 
 from agents import make_agent
-from carcassonne_env.engine import Game, GameConfig, Phase
-from carcassonne_env.play import PlayError, PlaySession, parse_placement, placement_code
+from carcassonne_env.engine import ActionKind, Game, GameConfig, Phase
+from carcassonne_env.play import PlayError, PlaySession, option_label, parse_placement, placement_code
 from carcassonne_env.play.terminal import TerminalPlay
 from carcassonne_env.viewer import to_replayable
 from training.cli.main import main
@@ -66,9 +68,10 @@ def test_a_scripted_human_plays_to_the_end_against_random(tmp_path: Path) -> Non
     assert "0 is not between 1 and" in text
     assert "'x' is not a number" in text
     assert "hint (greedy):" in text
-    assert "undone: PLACE" in text
+    assert "undone: place “" in text
     assert "nothing to undo" in text  # the second undo: the turn is back at its start
-    assert "game over: final scores" in text
+    assert "game over: final scores Red " in text and "scores P0" not in text and "supply P0" not in text
+    assert f"replay it with: carcassonne replay {tmp_path / 'game.json'} -o game.html" in text
     saved = json.loads((tmp_path / "game.json").read_text())
     assert saved["finished"] and saved["scores"] == list(scores)
     assert to_replayable(saved).record.replay().scores == scores  # carcassonne replay opens it
@@ -133,7 +136,7 @@ def test_save_quit_and_resume_through_the_command(tmp_path: Path, monkeypatch: p
     assert game.history == () and game.phase is Phase.PLACE
     assert main(["replay", str(path), "-o", str(tmp_path / "page.html")]) == 0
     out = capsys.readouterr().out
-    assert "undone: PLACE" in out and "resume with: carcassonne play --resume" in out
+    assert "undone: place “" in out and "resume with: carcassonne play --resume" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -189,3 +192,45 @@ def test_a_model_made_for_another_game_is_refused_before_the_game(tmp_path: Path
     err = capsys.readouterr().err
     assert "greedy: the model was made for a game of 3 players" in err and "Traceback" not in err
     assert not path.exists()
+
+
+@pytest.mark.parametrize("kind", [ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.RANSOM])
+def test_a_human_chooses_a_tower_option_at_the_terminal(kind: ActionKind, tmp_path: Path) -> None:
+    game = position(kind)
+    before = len(game.history)
+    legal = game.legal_actions()
+    number = next(i for i, a in enumerate(legal, 1) if a.kind == kind)
+    session = PlaySession(game, ["human", "human"], [None, None])
+    label = option_label(game, legal[number - 1])
+    out = io.StringIO()
+    assert not TerminalPlay(session, tmp_path / "t.json", make_hint, io.StringIO(f"{number}\nquit\n"), out).run()
+    text = out.getvalue()
+    assert f"  {number}. {label}" in text
+    question = re.findall(r"turn \d+: ([^\n]*\?)\n", text)[0]
+    assert question == {ActionKind.CAPTURE: "capture a follower?"}.get(kind, question)
+    if kind in (ActionKind.FLOOR, ActionKind.TOWER_TOP):
+        assert "tower" in question
+    if kind is ActionKind.RANSOM:
+        assert question.endswith("ransom or pass?")
+    saved, _ = PlaySession.read_document(tmp_path / "t.json")
+    assert saved.history[before] == legal[number - 1]
+
+
+def test_two_human_seats_with_a_rules_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    flag = "tower_range_manhattan"
+    path = tmp_path / "two.json"
+    game = Game(GameConfig.from_dict({**GameConfig(players=2, expansions=TOWER).to_dict(), flag: True}), seed=2)
+    lines = []
+    for _ in range(3):  # both humans place and pass
+        action = game.legal_actions()[0]
+        lines.append(placement_code(action) if game.phase is Phase.PLACE else "1")
+        game.apply(action)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\nquit\n"))
+    assert main(["play", "human", "human", "--expansions", ",".join(TOWER), "--rules", flag, "--seed", "2",
+                 "--save", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Red (human), Blue (human)" in out
+    saved, seats = PlaySession.read_document(path)
+    assert seats == ("human", "human") and saved.history == game.history
+    assert saved.config.to_dict()[flag] is True

@@ -53,6 +53,7 @@ __all__ = ["MAX_BODY", "PlayServer", "page_html", "serve"]
 #: The largest request body accepted, in bytes.
 MAX_BODY = 64 * 1024
 _LOG = 12
+_UNDONE = "undone: "
 
 
 def page_html(session: PlaySession, title: str) -> str:
@@ -94,7 +95,7 @@ class PlayServer:
         self.save_path = save_path
         self.make_hint = make_hint
         self.saved: str | None = None
-        self.log: list[str] = []
+        self.log: list[str] = [self._line(note) for note in session.notes()]  # a resumed game's moves
         self._lock = threading.Lock()
         title = "Carcassonne: " + " vs ".join(session.seats)
         self._page = page_html(session, title).encode("utf-8")
@@ -146,8 +147,11 @@ class PlayServer:
                                     "point": _point(game, a)} for a in legal]
         return data
 
+    def _line(self, note: TurnNote) -> str:
+        return f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]"
+
     def _note(self, note: TurnNote) -> None:
-        self.log.append(f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]")
+        self.log.append(self._line(note))
         if self.session.game.is_over:
             self._save()
 
@@ -211,9 +215,12 @@ class PlayServer:
 
     def _undo(self, _: dict[str, Any]) -> dict[str, Any]:
         undone = self.session.undo()
-        if self.log:
-            self.log.pop()
-        self.log.append(f"undone: {undone}")
+        # the undone decision's line goes: the last line that is a decision, not an earlier undo note
+        for i in range(len(self.log) - 1, -1, -1):
+            if not self.log[i].startswith(_UNDONE):
+                del self.log[i]
+                break
+        self.log.append(_UNDONE + self.session.undo_label(undone))
         return self.state()
 
     def _hint(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -295,5 +302,7 @@ def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Choo
             signal.signal(signal.SIGTERM, previous)
         server.httpd.server_close()
         server.session.save(save_path)
-        announce(f"saved the game to {save_path}; resume with: carcassonne play --resume {save_path} --web")
+        announce(f"saved the game to {save_path}; " + (
+            f"replay it with: carcassonne replay {save_path} -o game.html" if server.session.game.is_over
+            else f"resume with: carcassonne play --resume {save_path} --web"))
     return server.session.game

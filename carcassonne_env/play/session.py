@@ -33,7 +33,6 @@ from ..engine import (
     Game,
     GameRecord,
     IllegalActionError,
-    Phase,
     SaveError,
 )
 from ..viewer.palette import SEAT_NAMES
@@ -229,9 +228,19 @@ class PlaySession:
             notes.append(self.agent_step())
         return notes
 
+    def notes(self) -> list[TurnNote]:
+        """Every decision of the game so far, replayed from its record (a resumed game's log)."""
+        record = self.game.record()
+        replay = record.replay(0)
+        notes = []
+        for action in record.actions:
+            notes.append(TurnNote(replay.current_player, replay.turn + 1, action, describe_action(replay, action)))
+            replay.apply(action)
+        return notes
+
     def undo(self) -> Action:
-        """Take back the current human's last decision of this turn; returns it. Refused when the
-        turn has no such decision (it is not undone across turns)."""
+        """Take back the current human's last decision of this turn; returns it (:meth:`undo_label`
+        says it in words). Refused when the turn has no such decision (it is not undone across turns)."""
         if not self.can_undo:
             raise PlayError("nothing to undo: no decision of yours this turn can be taken back")
         kept = self._turn_actions[:-1]
@@ -241,6 +250,11 @@ class PlaySession:
             game.apply(action)
         self.game, self._turn_actions = game, kept
         return undone
+
+    def undo_label(self, undone: Action) -> str:
+        """The decision :meth:`undo` just took back, in words (a placement with its code)."""
+        label = option_label(self.game, undone)
+        return f"{label} ({placement_code(undone)})" if undone.kind == ActionKind.PLACE else label
 
     def hint(self, agent: Chooser) -> tuple[Action, str]:
         """What ``agent`` would play now (on a copy of the game), and that in words."""
@@ -314,7 +328,3 @@ class PlaySession:
         g = self.game
         parts = [f"{SEAT_NAMES[p]} {g.scores[p]} pts, {g.supply[p]} followers" for p in range(g.num_players)]
         return "; ".join(parts) + f"; {g.tiles_left} tiles left"
-
-    @property
-    def phase(self) -> Phase:
-        return self.game.phase

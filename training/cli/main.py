@@ -180,7 +180,8 @@ def _parser() -> argparse.ArgumentParser:
                                         "shows the board at every decision, with step buttons, a slider, arrow "
                                         "keys, the action in words and the points scored.")
     replay.add_argument("record", type=Path, metavar="RECORD",
-                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, or a tournament's games.jsonl")
+                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, a game saved by carcassonne "
+                        "play (a human table's save file), or a tournament's games.jsonl")
     replay.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the HTML file to write")
     replay.add_argument("--game", type=int, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
