@@ -234,3 +234,42 @@ def test_two_human_seats_with_a_rules_flag(tmp_path: Path, monkeypatch: pytest.M
     saved, seats = PlaySession.read_document(path)
     assert seats == ("human", "human") and saved.history == game.history
     assert saved.config.to_dict()[flag] is True
+
+
+def test_html_and_gif_are_written_at_the_end_of_a_human_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    session = _session()
+    agent = make_agent("random", seed=1)
+    while not session.game.is_over:  # the human's moves played by an agent: a finished table's save
+        if session.waiting_for_human:
+            session.play(agent.choose_action(session.game.clone()))
+        else:
+            session.run_agents()
+    session.save(tmp_path / "done.json")
+    html, gif = tmp_path / "g.html", tmp_path / "g.gif"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "--resume", str(tmp_path / "done.json"), "--html", str(html), "--gif", str(gif)]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {html}" in out and f"wrote {gif}" in out
+    assert html.read_text().startswith("<!DOCTYPE html>") and gif.read_bytes()[:3] == b"GIF"
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", "human", "random", "--save", str(tmp_path / "q.json"), "--html", str(html)]) == 0
+    assert "--html not written: the game is not over" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["human", "random", "--frames", "frames"], "--frames is for a game between agents"),
+    (["human", "random", "--delay", "1"], "--delay is for a game between agents"),
+    (["random", "random", "--save", "x.json"], "--save is for a table with a human seat"),
+    (["random", "random", "--port", "9000"], "--port needs --web"),
+    (["human", "random", "--port", "9000"], "--port needs --web"),
+])
+def test_play_options_that_would_be_ignored_are_refused(argv: list[str], message: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []  # nothing was played or saved

@@ -169,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
                       "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
     play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
-    play.add_argument("--port", type=int, default=8765, help="--web: the port (default 8765; 0: any free port)")
+    play.add_argument("--port", type=int, help=f"--web: the port (default {play_human.DEFAULT_PORT}; 0: any free port)")
     play.add_argument("--save", type=Path, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
                       f"the game's end write it (default {play_human.DEFAULT_SAVE}, or the --resume file)")
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE (its seats, "
@@ -252,6 +252,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _play(args: argparse.Namespace) -> None:
+    play_human.check_flags(args)
     if play_human.wanted(args):
         play_human.play(args, lambda players: _config(args, players))
         return
