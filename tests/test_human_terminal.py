@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
+from human_positions import position
 
 from agents import make_agent
-from carcassonne_env.engine import Game, GameConfig, Phase
-from carcassonne_env.play import PlayError, PlaySession, parse_placement, placement_code
+from carcassonne_env.engine import ActionKind, Game, GameConfig, Phase
+from carcassonne_env.play import PlayError, PlaySession, option_label, parse_placement, placement_code
 from carcassonne_env.play.terminal import TerminalPlay
 from carcassonne_env.viewer import to_replayable
 from training.cli.main import main
@@ -66,9 +68,10 @@ def test_a_scripted_human_plays_to_the_end_against_random(tmp_path: Path) -> Non
     assert "0 is not between 1 and" in text
     assert "'x' is not a number" in text
     assert "hint (greedy):" in text
-    assert "undone: PLACE" in text
+    assert "undone: place “" in text
     assert "nothing to undo" in text  # the second undo: the turn is back at its start
-    assert "game over: final scores" in text
+    assert "game over: final scores Red " in text and "scores P0" not in text and "supply P0" not in text
+    assert f"replay it with: carcassonne replay {tmp_path / 'game.json'} -o game.html" in text
     saved = json.loads((tmp_path / "game.json").read_text())
     assert saved["finished"] and saved["scores"] == list(scores)
     assert to_replayable(saved).record.replay().scores == scores  # carcassonne replay opens it
@@ -133,7 +136,7 @@ def test_save_quit_and_resume_through_the_command(tmp_path: Path, monkeypatch: p
     assert game.history == () and game.phase is Phase.PLACE
     assert main(["replay", str(path), "-o", str(tmp_path / "page.html")]) == 0
     out = capsys.readouterr().out
-    assert "undone: PLACE" in out and "resume with: carcassonne play --resume" in out
+    assert "undone: place “" in out and "resume with: carcassonne play --resume" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -146,3 +149,127 @@ def test_bad_play_arguments_are_one_line_errors(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+class Boom:
+    """An agent that raises."""
+
+    def choose_action(self, game: Game) -> object:
+        raise RuntimeError("boom")
+
+
+def test_a_failing_agent_keeps_the_humans_moves_and_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "boom.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", "human", "random", "--seed", "4", "--save", str(path)]) == 0
+    game, _ = PlaySession.read_document(path)
+    code = placement_code(game.legal_actions()[0])
+    real = make_agent
+    monkeypatch.setattr("training.cli.play_human.make_agent",
+                        lambda spec, seed=0: Boom() if spec == "random" else real(spec, seed=seed))
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{code}\n" + "1\n" * 5))
+    capsys.readouterr()
+    assert main(["play", "--resume", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert captured.err.strip() == ("carcassonne play: error: agent 'random' (seat 1, Blue) failed: "
+                                    "RuntimeError: boom")
+    assert "saved the game to" in captured.out
+    game, _ = PlaySession.read_document(path)
+    assert len(game.history) >= 2 and game.current_player == 1  # the human's whole turn was kept
+
+
+def test_a_model_made_for_another_game_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    def check_fits(agent: object, config: GameConfig, spec: str) -> None:
+        raise ValueError(f"{spec}: the model was made for a game of 3 players, not for this game")
+
+    monkeypatch.setattr("training.cli.play_human.check_fits", check_fits)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    path = tmp_path / "never.json"
+    assert main(["play", "human", "greedy", "--save", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "greedy: the model was made for a game of 3 players" in err and "Traceback" not in err
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("kind", [ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.RANSOM])
+def test_a_human_chooses_a_tower_option_at_the_terminal(kind: ActionKind, tmp_path: Path) -> None:
+    game = position(kind)
+    before = len(game.history)
+    legal = game.legal_actions()
+    number = next(i for i, a in enumerate(legal, 1) if a.kind == kind)
+    session = PlaySession(game, ["human", "human"], [None, None])
+    label = option_label(game, legal[number - 1])
+    out = io.StringIO()
+    assert not TerminalPlay(session, tmp_path / "t.json", make_hint, io.StringIO(f"{number}\nquit\n"), out).run()
+    text = out.getvalue()
+    assert f"  {number}. {label}" in text
+    question = re.findall(r"turn \d+: ([^\n]*\?)\n", text)[0]
+    assert question == {ActionKind.CAPTURE: "capture a follower?"}.get(kind, question)
+    if kind in (ActionKind.FLOOR, ActionKind.TOWER_TOP):
+        assert "tower" in question
+    if kind is ActionKind.RANSOM:
+        assert question.endswith("ransom or pass?")
+    saved, _ = PlaySession.read_document(tmp_path / "t.json")
+    assert saved.history[before] == legal[number - 1]
+
+
+def test_two_human_seats_with_a_rules_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    flag = "tower_range_manhattan"
+    path = tmp_path / "two.json"
+    game = Game(GameConfig.from_dict({**GameConfig(players=2, expansions=TOWER).to_dict(), flag: True}), seed=2)
+    lines = []
+    for _ in range(3):  # both humans place and pass
+        action = game.legal_actions()[0]
+        lines.append(placement_code(action) if game.phase is Phase.PLACE else "1")
+        game.apply(action)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\nquit\n"))
+    assert main(["play", "human", "human", "--expansions", ",".join(TOWER), "--rules", flag, "--seed", "2",
+                 "--save", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Red (human), Blue (human)" in out
+    saved, seats = PlaySession.read_document(path)
+    assert seats == ("human", "human") and saved.history == game.history
+    assert saved.config.to_dict()[flag] is True
+
+
+def test_html_and_gif_are_written_at_the_end_of_a_human_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    session = _session()
+    agent = make_agent("random", seed=1)
+    while not session.game.is_over:  # the human's moves played by an agent: a finished table's save
+        if session.waiting_for_human:
+            session.play(agent.choose_action(session.game.clone()))
+        else:
+            session.run_agents()
+    session.save(tmp_path / "done.json")
+    html, gif = tmp_path / "g.html", tmp_path / "g.gif"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "--resume", str(tmp_path / "done.json"), "--html", str(html), "--gif", str(gif)]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {html}" in out and f"wrote {gif}" in out
+    assert html.read_text().startswith("<!DOCTYPE html>") and gif.read_bytes()[:3] == b"GIF"
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", "human", "random", "--save", str(tmp_path / "q.json"), "--html", str(html)]) == 0
+    assert "--html not written: the game is not over" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["human", "random", "--frames", "frames"], "--frames is for a game between agents"),
+    (["human", "random", "--delay", "1"], "--delay is for a game between agents"),
+    (["random", "random", "--save", "x.json"], "--save is for a table with a human seat"),
+    (["random", "random", "--port", "9000"], "--port needs --web"),
+    (["human", "random", "--port", "9000"], "--port needs --web"),
+])
+def test_play_options_that_would_be_ignored_are_refused(argv: list[str], message: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []  # nothing was played or saved

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from human_positions import position
 
 from agents import make_agent
-from carcassonne_env.engine import Game, GameConfig
-from carcassonne_env.play import PlaySession
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
+from carcassonne_env.play import PlaySession, option_label
 from carcassonne_env.play.server import PlayServer
 from carcassonne_env.viewer import load_document, replay_html, to_replayable
 
@@ -101,6 +102,78 @@ def test_the_server_plays_only_on_a_humans_turn_and_only_the_legal_list(tmp_path
         assert code == 200 and hint["agent"] == "greedy" and hint["action"][0] == 0
     finally:
         server.stop()
+
+
+class Boom:
+    """An agent that raises."""
+
+    def choose_action(self, game: Game) -> object:
+        raise RuntimeError("boom")
+
+
+def test_a_failing_agent_is_a_json_error_and_the_game_is_saved(tmp_path: Path) -> None:
+    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    session = PlaySession(game, ("random", "human"), [Boom(), None])  # type: ignore[list-item]
+    server = PlayServer(session, tmp_path / "boom.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        code, answer = _post(server.url + "api/agent", b"")
+        assert code == 500
+        assert answer["error"].startswith("agent 'random' (seat 0, Red) failed: RuntimeError: boom")
+        assert "the game is saved to" in answer["error"] and (tmp_path / "boom.json").exists()
+        code, state = _post(server.url + "api/save", b"")
+        assert code == 200 and state["waiting"] == "agent"  # the server serves on
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("kind", [ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.RANSOM])
+def test_a_human_chooses_a_tower_option_through_the_api(kind: ActionKind, tmp_path: Path) -> None:
+    game = position(kind)
+    before = len(game.history)
+    session = PlaySession(game, ("human", "human"), [None, None])
+    server = PlayServer(session, tmp_path / "t.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        state = json.loads(urllib.request.urlopen(server.url + "api/state", timeout=30).read())
+        assert len(state["log"]) == min(before, 12)  # the moves so far, rebuilt from the record
+        option = next(o for o in state["options"] if o["action"][0] == kind)
+        assert option["label"] == option_label(game, Action.coerce(option["action"]))
+        if kind is not ActionKind.RANSOM:
+            assert option["point"] is not None  # a marker on the board
+        code, state = _post(server.url + "api/act", json.dumps({"action": option["action"]}).encode())
+        assert code == 200 and server.session.game.history[before] == Action.coerce(option["action"])
+    finally:
+        server.stop()
+
+
+def test_two_undos_in_one_turn_leave_no_stale_move_in_the_log(tmp_path: Path) -> None:
+    game = position(ActionKind.CAPTURE)  # Red placed a tile and a floor; now the capture
+    session = PlaySession(game, ("human", "human"), [None, None])
+    server = PlayServer(session, tmp_path / "u.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        turn = game.turn + 1
+        ours = [line for line in server.log if line.startswith(f"turn {turn}:")]
+        assert len(ours) == 2
+        _post(server.url + "api/undo", b"")
+        code, state = _post(server.url + "api/undo", b"")
+        assert code == 200 and state["placements"] and not state["can_undo"]
+        assert not [line for line in state["log"] if line.startswith(f"turn {turn}:")]
+        assert state["log"][-2].startswith("undone: build a normal floor")
+        assert state["log"][-1].startswith("undone: place “") and "Action" not in " ".join(state["log"])
+    finally:
+        server.stop()
+
+
+def test_a_resumed_game_shows_its_moves(tmp_path: Path) -> None:
+    game = position(ActionKind.RANSOM)
+    session = PlaySession(game, ("human", "human"), [None, None])
+    session.save(tmp_path / "r.json")
+    resumed = PlaySession.resume(tmp_path / "r.json", None, lambda g, s, spec: None)
+    server = PlayServer(resumed, tmp_path / "r.json", lambda spec: make_agent(spec, seed=0))
+    try:
+        log = server.state()["log"]
+        assert log == [f"turn {n.turn}: {n.words} [human]" for n in session.notes()][-12:] and log
+    finally:
+        server.httpd.server_close()
 
 
 def _missing() -> str | None:
@@ -200,3 +273,14 @@ def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path:
     assert to_replayable(document).record.replay().scores == scores
     assert to_replayable(document).seats == ("human", "random")
     assert replay_html(document).startswith("<!DOCTYPE html>")
+
+
+def test_the_play_page_fills_its_placeholders_in_one_pass(tmp_path: Path) -> None:
+    from carcassonne_env.play.server import page_html
+
+    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
+    text = page_html(session, "__JS__ __DATA__ </script><b>")
+    assert "<title>__JS__ __DATA__ &lt;/script&gt;&lt;b&gt;</title>" in text  # not filled in again, escaped
+    assert text.count("</script>") == text.count("<script")  # the title's </script> ends nothing
+    assert "__CSS__" not in text and "__SYMBOLS__" not in text

@@ -7,7 +7,17 @@ Engine, viewer and standard library only (no gymnasium, no torch): agents come i
 
 from __future__ import annotations
 
-from .session import HUMAN, Chooser, PlayError, PlaySession, TurnNote, option_label, parse_placement, placement_code
+from .session import (
+    HUMAN,
+    AgentError,
+    Chooser,
+    PlayError,
+    PlaySession,
+    TurnNote,
+    option_label,
+    parse_placement,
+    placement_code,
+)
 
-__all__ = ["HUMAN", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label", "parse_placement",
+__all__ = ["HUMAN", "AgentError", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label", "parse_placement",
            "placement_code"]

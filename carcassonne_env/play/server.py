@@ -25,7 +25,9 @@ board, in board SVG units, or null).
 Invariant: the server applies only actions that ``game.legal_actions()`` lists, on a human's turn;
 anything else (malformed JSON, a missing or mistyped field, an illegal action, the wrong turn, an
 unknown path) is answered with HTTP 400 (404 for a path) and ``{"error": message}`` naming what is
-wrong, and changes nothing. The finished game is saved (a record ``carcassonne replay`` opens).
+wrong, and changes nothing. An agent that fails (:class:`~.session.AgentError`), or any other
+error, is answered with HTTP 500 and ``{"error": message}`` naming the agent and its seat, after
+the game is saved. The finished game is saved (a record ``carcassonne replay`` opens).
 """
 
 from __future__ import annotations
@@ -36,48 +38,38 @@ import threading
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..engine import TOWER_TOP_SLOT, Action, ActionKind, Game, Phase
+from ..viewer.page import fill_page, static_text, tile_symbols
 from ..viewer.palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from ..viewer.snapshots import frame
 from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
-from .session import Chooser, PlayError, PlaySession, TurnNote, option_label
+from .session import AgentError, Chooser, PlayError, PlaySession, TurnNote, option_label
 
 __all__ = ["MAX_BODY", "PlayServer", "page_html", "serve"]
 
 #: The largest request body accepted, in bytes.
 MAX_BODY = 64 * 1024
 _LOG = 12
-
-
-def _static(name: str) -> str:
-    return resources.files("carcassonne_env.viewer").joinpath("static").joinpath(name).read_text(encoding="utf-8")
+_UNDONE = "undone: "
 
 
 def page_html(session: PlaySession, title: str) -> str:
     """The play page: the static files, every tile symbol of the game's catalogue in every
-    rotation, and the seats as JSON."""
+    rotation, and the seats as JSON (assembled as the replay page is: :func:`~..viewer.page.fill_page`)."""
     game = session.game
-    symbols = "\n".join(f'<symbol id="{symbol_id(t, r)}" viewBox="0 0 {SIZE} {SIZE}">{tile_svg(t, r)}</symbol>'
-                        for t in game.catalogue.types for r in range(4))
+    symbols = {symbol_id(t, r): tile_svg(t, r) for t in game.catalogue.types for r in range(4)}
     data = {
         "title": title, "size": SIZE, "expansions": list(game.config.expansions),
         "players": [{"name": SEAT_NAMES[p], "agent": session.seats[p], "colour": css(SEAT_COLOURS[p])}
                     for p in range(game.num_players)],
         "floor_colours": [css(FLOOR_COLOURS[c]) for c in sorted(FLOOR_COLOURS)],
     }
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-    parts = {"__CSS__": _static("page.css") + "\n" + _static("play.css"),
-             "__JS__": _static("draw.js") + "\n" + _static("play.js"),
-             "__SYMBOLS__": _static("meeple.svg") + symbols, "__DATA__": payload,
-             "__TITLE__": title.replace("&", "&amp;").replace("<", "&lt;")}
-    text = _static("play.html")
-    for key, value in parts.items():
-        text = text.replace(key, value)
-    return text
+    return fill_page("play.html", css=static_text("page.css") + "\n" + static_text("play.css"),
+                     js=static_text("draw.js") + "\n" + static_text("play.js"), symbols=tile_symbols(symbols),
+                     title=title, data=data)
 
 
 def _point(game: Game, action: Action) -> list[int] | None:
@@ -103,7 +95,7 @@ class PlayServer:
         self.save_path = save_path
         self.make_hint = make_hint
         self.saved: str | None = None
-        self.log: list[str] = []
+        self.log: list[str] = [self._line(note) for note in session.notes()]  # a resumed game's moves
         self._lock = threading.Lock()
         title = "Carcassonne: " + " vs ".join(session.seats)
         self._page = page_html(session, title).encode("utf-8")
@@ -155,8 +147,11 @@ class PlayServer:
                                     "point": _point(game, a)} for a in legal]
         return data
 
+    def _line(self, note: TurnNote) -> str:
+        return f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]"
+
     def _note(self, note: TurnNote) -> None:
-        self.log.append(f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]")
+        self.log.append(self._line(note))
         if self.session.game.is_over:
             self._save()
 
@@ -188,10 +183,23 @@ class PlayServer:
         with self._lock:
             try:
                 return HTTPStatus.OK, route(request)
+            except AgentError as e:  # the table's fault, not the request's: the game is kept
+                return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": self._saved_after(str(e))}
             except PlayError as e:
                 return HTTPStatus.BAD_REQUEST, {"error": str(e)}
             except OSError as e:
                 return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"could not save the game: {e}"}
+            except Exception as e:  # a bug: answered in JSON, the game saved, the server serves on
+                return HTTPStatus.INTERNAL_SERVER_ERROR, {
+                    "error": self._saved_after(f"internal error: {type(e).__name__}: {e}")}
+
+    def _saved_after(self, message: str) -> str:
+        """``message``, after saving the game (and saying where, or why it could not be saved)."""
+        try:
+            self._save()
+        except OSError as e:
+            return f"{message} (and the game could not be saved: {e})"
+        return f"{message} (the game is saved to {self.saved})"
 
     def _act(self, request: dict[str, Any]) -> dict[str, Any]:
         action = request.get("action")
@@ -207,9 +215,12 @@ class PlayServer:
 
     def _undo(self, _: dict[str, Any]) -> dict[str, Any]:
         undone = self.session.undo()
-        if self.log:
-            self.log.pop()
-        self.log.append(f"undone: {undone}")
+        # the undone decision's line goes: the last line that is a decision, not an earlier undo note
+        for i in range(len(self.log) - 1, -1, -1):
+            if not self.log[i].startswith(_UNDONE):
+                del self.log[i]
+                break
+        self.log.append(_UNDONE + self.session.undo_label(undone))
         return self.state()
 
     def _hint(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -291,5 +302,7 @@ def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Choo
             signal.signal(signal.SIGTERM, previous)
         server.httpd.server_close()
         server.session.save(save_path)
-        announce(f"saved the game to {save_path}; resume with: carcassonne play --resume {save_path} --web")
+        announce(f"saved the game to {save_path}; " + (
+            f"replay it with: carcassonne replay {save_path} -o game.html" if server.session.game.is_over
+            else f"resume with: carcassonne play --resume {save_path} --web"))
     return server.session.game

@@ -33,13 +33,12 @@ from ..engine import (
     Game,
     GameRecord,
     IllegalActionError,
-    Phase,
     SaveError,
 )
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
 
-__all__ = ["HUMAN", "SAVE_FORMAT", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
+__all__ = ["HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
            "parse_placement", "placement_code"]
 
 #: The seat spec of a person.
@@ -57,6 +56,11 @@ class Chooser(Protocol):
 class PlayError(ValueError):
     """A request the table refuses: not a human's turn, an action the engine does not list, a bad
     code or a save file that cannot be read. The message says what is wrong."""
+
+
+class AgentError(PlayError):
+    """An agent at the table failed: it raised, or chose an action the engine does not list. The
+    message names the agent, its seat and what went wrong, in one line."""
 
 
 @dataclass(frozen=True)
@@ -207,9 +211,14 @@ class PlaySession:
         agent = self.agents[game.current_player]
         if agent is None:
             raise PlayError(f"it is a human's turn: {self.seat_name(game.current_player)} decides")
-        action = agent.choose_action(game.clone())
+        seat = game.current_player
+        who = f"agent {self.seats[seat]!r} (seat {seat}, {SEAT_NAMES[seat]})"
+        try:
+            action = agent.choose_action(game.clone())
+        except Exception as e:
+            raise AgentError(f"{who} failed: {type(e).__name__}: {e}") from e
         if action not in game.legal_actions():
-            raise PlayError(f"agent {self.seats[game.current_player]!r} chose an illegal action {action}")
+            raise AgentError(f"{who} chose an illegal action {action}")
         return self._apply(Action.coerce(action))
 
     def run_agents(self) -> list[TurnNote]:
@@ -219,9 +228,19 @@ class PlaySession:
             notes.append(self.agent_step())
         return notes
 
+    def notes(self) -> list[TurnNote]:
+        """Every decision of the game so far, replayed from its record (a resumed game's log)."""
+        record = self.game.record()
+        replay = record.replay(0)
+        notes = []
+        for action in record.actions:
+            notes.append(TurnNote(replay.current_player, replay.turn + 1, action, describe_action(replay, action)))
+            replay.apply(action)
+        return notes
+
     def undo(self) -> Action:
-        """Take back the current human's last decision of this turn; returns it. Refused when the
-        turn has no such decision (it is not undone across turns)."""
+        """Take back the current human's last decision of this turn; returns it (:meth:`undo_label`
+        says it in words). Refused when the turn has no such decision (it is not undone across turns)."""
         if not self.can_undo:
             raise PlayError("nothing to undo: no decision of yours this turn can be taken back")
         kept = self._turn_actions[:-1]
@@ -232,11 +251,21 @@ class PlaySession:
         self.game, self._turn_actions = game, kept
         return undone
 
+    def undo_label(self, undone: Action) -> str:
+        """The decision :meth:`undo` just took back, in words (a placement with its code)."""
+        label = option_label(self.game, undone)
+        return f"{label} ({placement_code(undone)})" if undone.kind == ActionKind.PLACE else label
+
     def hint(self, agent: Chooser) -> tuple[Action, str]:
         """What ``agent`` would play now (on a copy of the game), and that in words."""
         if self.game.is_over:
             raise PlayError("the game is over")
-        action = agent.choose_action(self.game.clone())
+        try:
+            action = agent.choose_action(self.game.clone())
+        except Exception as e:
+            raise AgentError(f"the hint's agent failed: {type(e).__name__}: {e}") from e
+        if action not in self.game.legal_actions():
+            raise AgentError(f"the hint's agent chose an illegal action {action}")
         return action, option_label(self.game, action)
 
     # ------------------------------------------------------------------ saving
@@ -299,7 +328,3 @@ class PlaySession:
         g = self.game
         parts = [f"{SEAT_NAMES[p]} {g.scores[p]} pts, {g.supply[p]} followers" for p in range(g.num_players)]
         return "; ".join(parts) + f"; {g.tiles_left} tiles left"
-
-    @property
-    def phase(self) -> Phase:
-        return self.game.phase

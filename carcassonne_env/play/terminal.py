@@ -15,24 +15,37 @@ legal actions. At any prompt:
 =================  ==========================================================================
 
 Invariant: the choices shown are exactly ``game.legal_actions()``; an answer that names none of
-them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops.
+them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops;
+an agent that fails (:class:`~.session.AgentError`) or any other error also saves it first, then
+the error goes on to the caller (``carcassonne play`` prints it in one line).
 The streams are injectable, so tests drive a whole game through a ``StringIO``.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ..engine import Action, Phase
+from ..engine import Action, ActionKind, Phase
+from ..viewer.palette import SEAT_NAMES
 from .session import Chooser, PlayError, PlaySession, TurnNote, option_label, parse_placement, placement_code
 
 __all__ = ["HELP", "TerminalPlay"]
 
 HELP = ("commands: undo (take back your last decision this turn), hint [SPEC] (what an agent, default greedy, "
         "would play), board (show the board), save [FILE], quit (save and stop), help")
+
+
+def _question(legal: Sequence[Action]) -> str:
+    """The question of an ACTION decision, naming the kinds of choice the engine lists."""
+    kinds = {a.kind for a in legal}
+    words = [word for word, wanted in (("follower", {ActionKind.DEPLOY}),
+                                       ("tower", {ActionKind.FLOOR, ActionKind.TOWER_TOP}),
+                                       ("ransom", {ActionKind.RANSOM}), ("pass", {ActionKind.PASS}))
+             if kinds & wanted]
+    return (", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)) + "?"
 
 
 class _Stop(Exception):
@@ -75,11 +88,24 @@ class TerminalPlay:
             self._save()
             self.say(f"resume with: carcassonne play --resume {self.save_path}")
             return False
-        self.say(session.game.render_text())
-        winners = ", ".join(session.seat_name(w) for w in session.game.winners())
-        self.say(f"game over: final scores {list(session.game.scores)}; winner {winners}")
+        except BaseException:  # an agent failed (AgentError) or worse: the human's moves are kept
+            self._save()
+            self.say(f"resume with: carcassonne play --resume {self.save_path}")
+            raise
+        game = session.game
+        self.say(self._board())
+        scores = ", ".join(f"{SEAT_NAMES[p]} {game.scores[p]}" for p in range(game.num_players))
+        winners = ", ".join(session.seat_name(w) for w in game.winners())
+        self.say(f"game over: final scores {scores}; winner {winners}")
         self._save()
+        self.say(f"replay it with: carcassonne replay {self.save_path} -o game.html")
         return True
+
+    def _board(self) -> str:
+        """The text board without its own score and supply lines: :meth:`PlaySession.status_line`
+        says those once, with the seats' names."""
+        lines = self.session.game.render_text().splitlines()
+        return "\n".join(line for line in lines if not line.startswith(("scores ", "supply ")))
 
     def _save(self, path: Path | None = None) -> None:
         try:
@@ -114,7 +140,7 @@ class TerminalPlay:
             if self._shown != (id(game), len(game.history)):
                 self._shown = (id(game), len(game.history))
                 self.say()
-                self.say(game.render_text())
+                self.say(self._board())
                 self.say(session.status_line())
             self.say(f"{who}, turn {game.turn + 1}: place “{tile.name}” ({tile.id}); "
                      f"{game.tiles_left} more in the pile")
@@ -131,7 +157,7 @@ class TerminalPlay:
             except PlayError as e:
                 self.say(f"not accepted: {e}")
             return
-        question = "capture a follower?" if game.phase is Phase.CAPTURE else "follower, tower or pass?"
+        question = "capture a follower?" if game.phase is Phase.CAPTURE else _question(legal)
         self.say(f"{who}, turn {game.turn + 1}: {question}")
         for i, a in enumerate(legal, 1):
             self.say(f"  {i}. {option_label(game, a)}")
@@ -156,7 +182,7 @@ class TerminalPlay:
         if not answer or word in ("help", "?"):
             self.say(HELP)
         elif word == "board":
-            self.say(session.game.render_text())
+            self.say(self._board())
             self.say(session.status_line())
         elif word == "undo":
             try:
@@ -164,13 +190,13 @@ class TerminalPlay:
             except PlayError as e:
                 self.say(str(e))
             else:
-                self.say(f"undone: {undone}")
+                self.say(f"undone: {session.undo_label(undone)}")
         elif word == "hint":
             spec = rest or "greedy"
             try:
                 agent = self.make_hint(spec)
                 action, words = session.hint(agent)
-            except (PlayError, ValueError) as e:
+            except (PlayError, ValueError) as e:  # an AgentError of the hint's agent is a PlayError
                 self.say(f"no hint: {e}")
             else:
                 code = placement_code(action) if session.game.phase is Phase.PLACE else self._number(action)

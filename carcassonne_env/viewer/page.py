@@ -10,21 +10,41 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from .records import Replayable, Source, to_replayable
 from .snapshots import replay_data
 from .tile_svg import SIZE
 
-__all__ = ["replay_html", "write_replay_html"]
+__all__ = ["fill_page", "replay_html", "static_text", "tile_symbols", "write_replay_html"]
 
 #: The placeholders of static/page.html.
 _PLACEHOLDER = re.compile(r"__(CSS|JS|SYMBOLS|TITLE|DATA)__")
 
 
-def _static(name: str) -> str:
+def static_text(name: str) -> str:
+    """The text of ``static/NAME`` (the page templates, CSS and JavaScript)."""
     return resources.files(__package__).joinpath("static").joinpath(name).read_text(encoding="utf-8")
+
+
+def tile_symbols(symbols: Mapping[str, str]) -> str:
+    """The SVG ``<symbol>`` elements of a page: the meeple shapes, then one per ``id: svg`` item."""
+    return static_text("meeple.svg") + "\n".join(
+        f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>' for key, svg in symbols.items())
+
+
+def fill_page(template: str, *, css: str, js: str, symbols: str, title: str, data: Mapping[str, Any]) -> str:
+    """``static/TEMPLATE`` with its placeholders (``__CSS__``, ``__JS__``, ``__SYMBOLS__``,
+    ``__TITLE__``, ``__DATA__``) filled in one pass: a placeholder's name inside a value (e.g. a
+    title) is not filled in again. The title is HTML-escaped; ``data`` goes in as JSON with every
+    ``<`` as ``\\u003c``, so no ``</script>`` or ``<!--`` inside it can end or alter its script
+    element. The replay page and the play page (:mod:`carcassonne_env.play.server`) share it."""
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    parts = {"CSS": css, "JS": js, "SYMBOLS": symbols, "TITLE": html.escape(title), "DATA": payload}
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], static_text(template))
 
 
 def _default_title(source: Replayable) -> str:
@@ -41,14 +61,9 @@ def replay_html(record: Source | Replayable, *, title: str | None = None) -> str
     source = to_replayable(record)
     title = title or _default_title(source)
     data = replay_data(source, title)
-    symbols = _static("meeple.svg") + "\n".join(f'<symbol id="{key}" viewBox="0 0 {SIZE} {SIZE}">{svg}</symbol>'
-                        for key, svg in data.pop("symbols").items())
-    # "<" as \u003c: no "</script>" or "<!--" inside the data can end or alter its script element.
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-    parts = {"CSS": _static("page.css"), "JS": _static("draw.js") + "\n" + _static("page.js"), "SYMBOLS": symbols,
-             "TITLE": html.escape(title), "DATA": payload}
-    # One pass: a placeholder's name inside a value (e.g. a title) is not filled in again.
-    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _static("page.html"))
+    js = static_text("draw.js") + "\n" + static_text("page.js")
+    return fill_page("page.html", css=static_text("page.css"), js=js,
+                     symbols=tile_symbols(data.pop("symbols")), title=title, data=data)
 
 
 def write_replay_html(record: Source | Replayable, path: str | Path, *, title: str | None = None) -> Path:

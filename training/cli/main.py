@@ -209,7 +209,8 @@ def _parser() -> argparse.ArgumentParser:
                       "one frame per turn")
     play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
     play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
-    play.add_argument("--port", type=_port, default=8765, help="--web: the port (default 8765; 0: any free port)")
+    play.add_argument("--port", type=_port,
+                      help=f"--web: the port (default {play_human.DEFAULT_PORT}; 0: any free port)")
     play.add_argument("--save", type=_file, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
                       f"the game's end write it (default {play_human.DEFAULT_SAVE}, or the --resume file)")
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE (its seats, "
@@ -220,7 +221,8 @@ def _parser() -> argparse.ArgumentParser:
                                         "shows the board at every decision, with step buttons, a slider, arrow "
                                         "keys, the action in words and the points scored.")
     replay.add_argument("record", type=Path, metavar="RECORD",
-                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, or a tournament's games.jsonl")
+                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, a game saved by carcassonne "
+                        "play (a human table's save file), or a tournament's games.jsonl")
     replay.add_argument("-o", "--out", type=_file, required=True, metavar="FILE", help="the HTML file to write")
     replay.add_argument("--game", type=_non_negative, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
@@ -291,6 +293,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _play(args: argparse.Namespace) -> None:
+    play_human.check_flags(args)
     if play_human.wanted(args):
         play_human.play(args, lambda players: _config(args, players))
         return

@@ -10,15 +10,18 @@ import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents import make_agent
+from agents import AgentSpecError, make_agent
+from agents.compat import check_fits
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.play import HUMAN, Chooser, PlayError, PlaySession
 from training.arena.match import agent_seed
 
-__all__ = ["DEFAULT_SAVE", "play", "wanted"]
+__all__ = ["DEFAULT_PORT", "DEFAULT_SAVE", "check_flags", "play", "wanted"]
 
 #: Where the game is saved when ``--save`` is not given.
 DEFAULT_SAVE = Path("carcassonne-game.json")
+#: The port of ``--web`` when ``--port`` is not given.
+DEFAULT_PORT = 8765
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -26,9 +29,31 @@ def wanted(args: argparse.Namespace) -> bool:
     return HUMAN in args.specs or args.web or args.resume is not None
 
 
+def check_flags(args: argparse.Namespace) -> None:
+    """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames`` and
+    ``--delay`` at a table (they pace and picture a game between agents), ``--save`` without a table,
+    ``--port`` without ``--web``."""
+    if wanted(args):
+        for flag, value in (("--frames", args.frames), ("--delay", args.delay or None)):
+            if value is not None:
+                raise PlayError(f"{flag} is for a game between agents, not with a human seat, --web or --resume "
+                                "(--html and --gif are written at the end of the game)")
+    elif args.save is not None:
+        raise PlayError("--save is for a table with a human seat, --web or --resume")
+    if args.port is not None and not args.web:
+        raise PlayError("--port needs --web")
+
+
 def _make(game: Game, seat: int, spec: str) -> Chooser | None:
     """The agent of ``seat``, seeded as ``carcassonne play`` seeds it (None for a human)."""
-    return None if spec == HUMAN else make_agent(spec, seed=agent_seed(game.seed or 0, seat))
+    if spec == HUMAN:
+        return None
+    agent = make_agent(spec, seed=agent_seed(game.seed or 0, seat))
+    try:
+        check_fits(agent, game.config, spec)  # a model made for another game is refused before play
+    except ValueError as e:
+        raise AgentSpecError(str(e)) from None
+    return agent
 
 
 def _hint(spec: str) -> Chooser:
@@ -55,8 +80,29 @@ def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
     if args.web:
         from carcassonne_env.play.server import serve
 
-        serve(session, save, _hint, host="127.0.0.1", port=args.port)
-        return
-    from carcassonne_env.play.terminal import TerminalPlay
+        serve(session, save, _hint, host="127.0.0.1", port=DEFAULT_PORT if args.port is None else args.port)
+    else:
+        from carcassonne_env.play.terminal import TerminalPlay
 
-    TerminalPlay(session, save, _hint, quiet=args.quiet).run()
+        TerminalPlay(session, save, _hint, quiet=args.quiet).run()
+    _write_outputs(args, session)
+
+
+def _write_outputs(args: argparse.Namespace, session: PlaySession) -> None:
+    """``--html`` and ``--gif`` of the table's game, from its record, once it is over."""
+    wanted_outputs = [(flag, path) for flag, path in (("--html", args.html), ("--gif", args.gif)) if path is not None]
+    if not wanted_outputs:
+        return
+    game = session.game
+    if not game.is_over:
+        print(f"{' and '.join(flag for flag, _ in wanted_outputs)} not written: the game is not over "
+              "(they are written when a resumed game ends)")
+        return
+    if args.html is not None:
+        from carcassonne_env.viewer import Replayable, write_replay_html
+
+        print(f"wrote {write_replay_html(Replayable(game.record(), session.seats), args.html)}")
+    if args.gif is not None:
+        from carcassonne_env.environment.gif import write_gif
+
+        print(f"wrote {args.gif} ({write_gif(game.record(), args.gif)} frames)")

@@ -98,7 +98,9 @@
       li.textContent = line;
       return li;
     }));
-    $("message").textContent = state.saved ? `game saved to ${state.saved}` : "";
+    $("message").textContent = !state.saved ? "" : state.waiting === "over"
+      ? `game saved to ${state.saved}; replay it with: carcassonne replay ${state.saved} -o game.html`
+      : `game saved to ${state.saved}`;
     document.body.dataset.waiting = state.waiting;
     document.body.dataset.decisions = String(state.decisions);
     drawSpots();
