@@ -222,11 +222,14 @@ def test_untrusted_names_and_titles_stay_text(game: Game) -> None:
 def test_replay_command_writes_the_page_and_reports_bad_input_in_one_line(
     game: Game, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from training.arena.match import play_match
+
+    played = play_match(game.config, ["random", "greedy"], seed=3)  # a whole tournament line: replay checks it
     games = tmp_path / "games.jsonl"
-    games.write_text(json.dumps({"index": 7, "seats": ["a", "b"], "record": game.record().to_dict()}) + "\n")
+    games.write_text(json.dumps({"index": 7, "group": 7, **played.to_dict()}) + "\n")
     out = tmp_path / "g.html"
     assert main(["replay", str(games), "--game", "7", "-o", str(out)]) == 0
-    assert page_data(out.read_text(encoding="utf-8"))["final_scores"] == list(game.scores)
+    assert page_data(out.read_text(encoding="utf-8"))["final_scores"] == list(played.scores)
     capsys.readouterr()
     assert main(["replay", str(games), "--game", "8", "-o", str(out)]) == 2
     err = capsys.readouterr().err
