@@ -17,8 +17,10 @@ def count(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_COUNT:,}, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_COUNT:,}, got {text!r}")
     return value
 
 

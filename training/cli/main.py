@@ -17,6 +17,8 @@ from pathlib import Path
 
 from agents import AgentSpecError, make_agent
 from agents.compat import check_fits
+from carcassonne_env import argtypes
+from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from carcassonne_env.play import PlayError
 from training.arena.backends import BACKENDS, Backend, make_backend
@@ -50,9 +52,8 @@ def _config(args: argparse.Namespace, players: int) -> GameConfig:
     return GameConfig.from_dict(base)
 
 
-#: The largest count (seeds, games, workers) and number of seconds a flag takes: beyond them a run
-#: could not finish (or the clock functions overflow), so they are refused at the edge.
-MAX_COUNT = 10**9
+#: The largest number of seconds a flag takes (the clock functions overflow beyond it); the largest
+#: count is :data:`carcassonne_env.argtypes.MAX_COUNT`.
 MAX_SECONDS = 7 * 86_400
 
 
@@ -66,30 +67,6 @@ def _sprt(text: str) -> tuple[float, float, float, float]:
     if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1):
         raise argparse.ArgumentTypeError(f"need elo0 < elo1 and 0 < alpha, beta < 1, got {text!r}")
     return elo0, elo1, alpha, beta
-
-
-def _positive(text: str) -> int:
-    """A count: an integer from 1 to :data:`MAX_COUNT`."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    if value > MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_COUNT:,}, got {text!r}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    """A seed: any integer ≥ 0 (the generators take integers of any size)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
 def _port(text: str) -> int:
@@ -168,7 +145,7 @@ def _add_variant(p: argparse.ArgumentParser) -> None:
 
 
 def _add_backend(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=_positive, help="parallel games: worker processes, or the cores of the local "
+    p.add_argument("--workers", type=argtypes.count, help="parallel games: worker processes, or the cores of the local "
                    "Ray (default: 1 for process; for ray all cores, or every CPU of the --address cluster)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
                    "this machine or Ray tasks, on a local Ray or the cluster at --address (default process; ray "
@@ -197,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
                                       "terminal, or in the browser with --web (docs/play.md).")
     play.add_argument("specs", nargs="*", metavar="SPEC",
                       help=f"2–6 seats in order: human or an agent; {_SPEC_HELP}")
-    play.add_argument("--seed", type=_non_negative, default=0, help="game seed: the tile order (default 0)")
+    play.add_argument("--seed", type=argtypes.seed, default=0, help="game seed: the tile order (default 0)")
     _add_variant(play)
     play.add_argument("--delay", type=_seconds, default=0.0, help="seconds to wait after each turn (default 0)")
     play.add_argument("--frames", type=_directory, metavar="DIR",
@@ -224,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="a saved game (Game.to_dict JSON), a GameRecord JSON, a game saved by carcassonne "
                         "play (a human table's save file), or a tournament's games.jsonl")
     replay.add_argument("-o", "--out", type=_file, required=True, metavar="FILE", help="the HTML file to write")
-    replay.add_argument("--game", type=_non_negative, metavar="INDEX",
+    replay.add_argument("--game", type=argtypes.seed, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
     replay.add_argument("--title", help="the page title (default: the agents and the seed)")
 
@@ -239,10 +216,10 @@ def _parser() -> argparse.ArgumentParser:
     tour.add_argument("--players", type=int, choices=range(2, 7), default=2, metavar="{2..6}",
                       help="players per game (default 2)")
     count = tour.add_mutually_exclusive_group()
-    count.add_argument("--seeds", type=_positive, help="tile orders per table; each is played in every seat "
+    count.add_argument("--seeds", type=argtypes.count, help="tile orders per table; each is played in every seat "
                        "rotation, so a table plays --players × --seeds games (default 10)")
-    count.add_argument("--games", type=_positive, help="games per table, rounded up to a multiple of --players")
-    tour.add_argument("--first-seed", type=_non_negative, default=0, help="the first tile-order seed (default 0)")
+    count.add_argument("--games", type=argtypes.count, help="games per table, rounded up to a multiple of --players")
+    tour.add_argument("--first-seed", type=argtypes.seed, default=0, help="the first tile-order seed (default 0)")
     _add_backend(tour)
     tour.add_argument("--out", type=_directory, default=Path("runs/tournament"),
                       help="output directory (default runs/tournament)")
@@ -264,7 +241,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "Elo with random = 0. Every agent is seeded from the game seed, so two "
                                     "users' figures are comparable.")
     ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
-    ev.add_argument("--seeds", type=_positive, default=100, help="tile orders per pairing, each played in both "
+    ev.add_argument("--seeds", type=argtypes.count, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
     _add_backend(ev)
     ev.add_argument("--out", type=_directory, help="output directory (default runs/evaluate-<SPEC>)")
@@ -280,7 +257,7 @@ def _parser() -> argparse.ArgumentParser:
                                        "tournament: games/s of self-play games of each --specs agent on the "
                                        "2-player tower variant with 1 and 2 workers of --backend.")
     bench.add_argument("target", choices=("engine", "env", "tournament"), help="what to measure")
-    bench.add_argument("--games", type=_positive, help="games per measurement (default: tournament 20; engine, "
+    bench.add_argument("--games", type=argtypes.count, help="games per measurement (default: tournament 20; engine, "
                        "env as carcassonne_env.bench)")
     bench.add_argument("--specs", default="random,greedy", help="tournament: comma-separated agents "
                        "(default random,greedy)")
