@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hidden_pile import with_unseen_pile_permuted
 
 from agents import AgentSpecError, GreedyAgent, make_agent
 from agents.afterstate import AfterstateAgent
@@ -157,14 +158,6 @@ def test_save_load_and_the_spec(tmp_path: Path) -> None:
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="cannot load"):
         ValueNet.load(tmp_path / "junk.npz")
-
-
-def with_unseen_pile_permuted(game: Game, rng: np.random.Generator) -> Game:
-    data = game.to_dict()
-    drawn = data["drawn"]
-    unseen = data["pile"][drawn:]
-    data["pile"][drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
-    return Game.from_dict(data)
 
 
 def test_the_agent_does_not_depend_on_the_unseen_pile() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hidden_pile import with_unseen_pile_permuted
 
 from agents import GreedyAgent, MCTSAgent, position_value
 from carcassonne_env.engine import Action, Game, GameConfig, Phase
@@ -68,15 +69,6 @@ def test_the_same_seed_gives_the_same_moves() -> None:
         play_out(game, [GreedyAgent(seed=1), MCTSAgent(seed=2, sims=10), GreedyAgent(seed=3, fast=True)])
         histories.append(game.history)
     assert histories[0] == histories[1]
-
-
-def with_unseen_pile_permuted(game: Game, rng: np.random.Generator) -> Game:
-    """The same public position with the tiles not yet drawn in another order."""
-    data = game.to_dict()
-    drawn = data["drawn"]
-    unseen = data["pile"][drawn:]
-    data["pile"][drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
-    return Game.from_dict(data)
 
 
 def mid_game(seed: int) -> Game:

@@ -10,8 +10,6 @@ scores. Without Chromium the browser test is skipped with the reason; with
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 import urllib.error
 import urllib.request
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from headless_chromium import chromium
 from human_positions import position
 
 from agents import make_agent
@@ -28,11 +27,6 @@ from carcassonne_env.play import PlaySession, option_label
 from carcassonne_env.play.server import PlayServer
 from carcassonne_env.viewer import load_document, replay_html, to_replayable
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,900")
 TOWER = ("tower", "black_tower", "watchtowers")
 SHORT = ("base/RFr", "tower/C", "base/CFc+", "base/RRRR", "tower/F", "base/Rr", "base/L", "base/CcRr",
          "tower/RR", "base/Cc+")
@@ -176,37 +170,9 @@ def test_a_resumed_game_shows_its_moves(tmp_path: Path) -> None:
         server.httpd.server_close()
 
 
-def _missing() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[dev]')"
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(path, os.X_OK):
-            return f"{path} not found (apt-get install -y chromium chromium-driver)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    missing = _missing()
-    if missing is not None:
-        message = f"THE PLAY PAGE WAS NOT TESTED IN A BROWSER: {missing}"
-        if os.environ.get("CARCASSONNE_REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+    yield from chromium("THE PLAY PAGE", tmp_path_factory.mktemp("chromium-profile"))
 
 
 def _wait(browser: Any, server: PlayServer, *states: str) -> str:

@@ -9,57 +9,21 @@ with apt-get, where it installs Chromium) it fails instead.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from headless_chromium import chromium
 
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.viewer import Replayable, write_replay_html
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-#: Flags that keep Chromium from reaching for the network on a closed machine (it would hang).
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,900")
-
-
-def _missing() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[dev]')"
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(path, os.X_OK):
-            return f"{path} not found (apt-get install -y chromium chromium-driver)"
-    return None
-
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    missing = _missing()
-    if missing is not None:
-        message = f"THE REPLAY VIEWER WAS NOT TESTED IN A BROWSER: {missing}"
-        if os.environ.get("CARCASSONNE_REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+    yield from chromium("THE REPLAY VIEWER", tmp_path_factory.mktemp("chromium-profile"))
 
 
 def test_the_page_steps_to_the_end_and_shows_the_engines_final_board(browser: Any, tmp_path: Path) -> None:
