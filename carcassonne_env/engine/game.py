@@ -42,6 +42,7 @@ __all__ = [
     "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
 ]
 
+_CITY = SegmentKind.CITY
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
 _MONASTERY = SegmentKind.MONASTERY
@@ -52,6 +53,19 @@ _FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery
 _PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
 #: Cached DEPLOY actions per packed position, one per segment slot.
 _DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
+
+
+#: The state that only ``_put_tile`` changes (the board, the frontier and the union-find with its
+#: totals): ``clone`` shares these containers and sets ``_cow`` on both games, and ``_put_tile``
+#: copies them (``_unshare``) before its first change. Invariant: a game with ``_cow`` False owns
+#: them alone. Path compression in ``_find`` writes to a shared ``_parent``, which is harmless:
+#: games that share it have the same forest, and compression keeps every root. ``_value_cache``
+#: (feature root → its end-game value, R27–R28, filled by ``_end_now``) goes with the group: the
+#: value of a feature depends on the group alone, so ``_put_tile`` starts a new, empty cache.
+_BOARD_GROUP: tuple[str, ...] = (
+    "_board", "_tile_pos", "_tile_type", "_tile_rot", "_tile_base", "_frontier", "_monasteries", "_parent",
+    "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_adj",
+)
 
 
 def _place_actions_at(p: int) -> tuple[Action, Action, Action, Action]:
@@ -322,6 +336,10 @@ class Game:
         self._pennants: list[int] = []
         self._occupants: list[int] = []
         self._adj: list[int] = []
+        self._closed_nodes = 0
+        self._closed_cities: tuple[int, ...] = ()
+        self._cow = False
+        self._value_cache: dict[int, int] = {}
         self._followers: dict[int, int] = {}
         self._supply = [FOLLOWERS_PER_PLAYER] * n
         self._scores = [0] * n
@@ -801,8 +819,24 @@ class Game:
             parent[n] = gp
             n = gp
 
+    def _unshare(self) -> None:
+        """Take private copies of the board group (see :meth:`clone`) before changing it."""
+        d = self.__dict__
+        for name in _BOARD_GROUP:
+            d[name] = d[name].copy()
+        self._cow = False
+
     def _put_tile(self, tile: TileType, p: int, rot: int) -> int:
-        """Add ``tile`` at ``p`` to the board, frontier and union-find; no legality, no scoring."""
+        """Add ``tile`` at ``p`` to the board, frontier and union-find; no legality, no scoring.
+
+        The only writer of the board group (:data:`_BOARD_GROUP`, shared between clones until one
+        of them writes: it takes private copies first), and of the completed-city masks
+        ``_closed_nodes`` / ``_closed_cities`` (invariant: one mask of segment ids per city with no
+        open edge, and their union; a completed city never changes again, R19).
+        """
+        if self._cow:
+            self._unshare()
+        self._value_cache = {}
         board = self._board
         idx = len(self._tile_pos)
         board[p] = idx
@@ -865,9 +899,35 @@ class Game:
                         occupants[a] += occupants[b]
                         self._tiles[a] |= self._tiles[b]
                         self._adj[a] |= self._adj[b]
+        kinds = tile.segment_kinds
+        if _CITY in kinds:
+            for s in range(n):
+                if kinds[s] is _CITY:
+                    root = find(base + s)
+                    if open_[root] == 0 and not self._closed_nodes >> root & 1:
+                        self._close_city(root)
         for hook in self._placed_hooks:
             hook(self, p, tile)
         return idx
+
+    def _close_city(self, root: int) -> None:
+        """Record the city rooted at ``root``, just completed, in the completed-city masks."""
+        find = self._find
+        kind = self._kind
+        tile_base = self._tile_base
+        types = self._tile_type
+        mask = 0
+        tiles = self._tiles[root]
+        while tiles:
+            low = tiles & -tiles
+            i = low.bit_length() - 1
+            tiles ^= low
+            base = tile_base[i]
+            for node in range(base, base + types[i].segment_count):
+                if kind[node] is _CITY and find(node) == root:
+                    mask |= 1 << node
+        self._closed_nodes |= mask
+        self._closed_cities = (*self._closed_cities, mask)
 
     def _completions(self, idx: int) -> list[int]:
         """Roots of the features that tile ``idx`` completes (R19, R20, R22)."""
@@ -934,12 +994,13 @@ class Game:
             tile = pile[self._drawn]
             self._drawn += 1
             self._remaining[tile.index] -= 1
-            legal = self._placements(tile)
-            if legal:
-                self._tile = tile
-                self._phase = Phase.PLACE
-                self._legal = legal
-                return
+            fits = tile.fits
+            for req in self._frontier.values():
+                if fits[req]:  # placeable: its legal list is built when asked for (search lines rarely ask)
+                    self._tile = tile
+                    self._phase = Phase.PLACE
+                    self._legal = None
+                    return
             self._discarded.append(tile)
         self._end_game()
 
@@ -965,15 +1026,10 @@ class Game:
             return final_value(kind, 1 + sum(p + d in self._board for d in RING), 0)
         if kind is not _FIELD:
             return final_value(kind, self._tiles[root].bit_count(), self._pennants[root])
-        cities = set()
-        bits = self._adj[root]
-        while bits:
-            low = bits & -bits
-            city = self._find(low.bit_length() - 1)
-            if self._open[city] == 0:
-                cities.add(city)
-            bits ^= low
-        return field_value(len(cities))
+        bits = self._adj[root] & self._closed_nodes
+        if not bits:
+            return 0
+        return field_value(sum(1 for mask in self._closed_cities if mask & bits))
 
     # ------------------------------------------------------------------ hidden information and evaluation
     def determinize(self, rng: np.random.Generator) -> Game:
@@ -989,8 +1045,9 @@ class Game:
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         g = self.clone()
         drawn = g._drawn
-        unseen = g._pile[drawn:]
-        g._pile[drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
+        pile = g._pile
+        unseen = pile[drawn:]
+        g._pile = pile[:drawn] + [unseen[i] for i in rng.permutation(len(unseen))]
         g._seed = None
         return g
 
@@ -1009,18 +1066,19 @@ class Game:
     def scores_if_ended_now(self) -> tuple[int, ...]:
         """Each player's score if the game ended at this moment; the game itself is untouched.
 
-        On a copy: the features completed by this turn's tile that have not scored yet score as in
-        T5 (R22–R25, with the watchtower bonus R64; between T2 and T5 this is the turn finished with
+        The features completed by this turn's tile that have not scored yet score as in T5
+        (R22–R25, with the watchtower bonus R64; between T2 and T5 this is the turn finished with
         the choices made so far), then the end-game scoring of R27–R29 applies to every follower
         left on the board. After the game it is :attr:`scores`. This is the evaluation greedy and
         search agents use.
+
+        It is computed from the feature totals at the roots, without copying the game or playing
+        the end out (see :meth:`_end_now`); ``tests/test_engine_end_now.py`` checks it against
+        actually finishing a copy of the game.
         """
         if self._phase is Phase.GAME_OVER:
             return tuple(self._scores)
-        g = self.clone()
-        g._score_completed()
-        g._end_game()
-        return tuple(g._scores)
+        return tuple(self._end_now(None))
 
     def end_now_events(self) -> tuple[ScoreEvent, ...]:
         """The score changes that :meth:`scores_if_ended_now` adds to :attr:`scores`, as score-log
@@ -1029,32 +1087,123 @@ class Game:
         end-now value broken down by player and reason (a value function's features)."""
         if self._phase is Phase.GAME_OVER:
             return ()
-        g = self.clone()
-        g._score_log = []
-        g._score_completed()
-        g._end_game()
-        return tuple(g._score_log)
+        events: list[ScoreEvent] = []
+        self._end_now(events)
+        return tuple(events)
+
+    def _end_now(self, events: list[ScoreEvent] | None) -> list[int]:
+        """The scores if the game ended now, read off the union-find roots of the live game.
+
+        Exactly what ``_score_completed`` then ``_end_game`` would do to a copy, in the same order
+        (so ``events``, when given, receives the same score-log events): the ``before_scoring``
+        hooks run on this game with its scores and score log swapped for scratch ones (the hook
+        contract: they change nothing but scores, through ``add_score``, as the watchtowers do);
+        the completed features with followers score their completed value and are then left out;
+        every other feature with followers scores its end-game value (R27–R29). Nothing of the
+        game changes: followers are counted, not removed.
+        """
+        scores = self._scores.copy()
+        find = self._find
+        followers = self._followers
+        n = self._config.players
+        completed = self._completed
+        done: set[int] = set()
+        if completed:
+            if self._scoring_hooks:
+                saved_scores, saved_log = self._scores, self._score_log
+                self._scores, self._score_log = scores, events
+                try:
+                    for hook in self._scoring_hooks:
+                        hook(self, completed)
+                finally:
+                    self._scores, self._score_log = saved_scores, saved_log
+            occupants = self._occupants
+            if any(occupants[r] for r in completed):
+                counts = majority_counts(followers, find, completed, n)
+                legacy = self._config.legacy_small_city
+                for root, c in counts.items():
+                    value = completed_value(
+                        self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
+                    )
+                    if events is None:
+                        award(scores, c, value)
+                    else:
+                        self._award_into(scores, events, c, value, root, False)
+                done = set(counts)
+        on: dict[int, list[int]] = {}
+        parent = self._parent
+        for segment, owner in followers.items():
+            root = parent[segment]
+            if parent[root] != root:
+                root = find(segment)
+            if root in done:
+                continue
+            c = on.get(root)
+            if c is None:
+                c = on[root] = [0] * n
+            c[owner] += 1
+        cache = self._value_cache
+        for root, c in on.items():
+            value = cache.get(root)
+            if value is None:
+                value = cache[root] = self._final_value(root)
+            if not value:
+                continue  # scores nothing, logs nothing
+            if events is not None:
+                self._award_into(scores, events, c, value, root, True)
+            elif n == 2:
+                a, b = c
+                if a >= b:
+                    scores[0] += value
+                if b >= a:
+                    scores[1] += value
+            else:
+                award(scores, c, value)
+        return scores
+
+    def _award_into(
+        self, scores: list[int], events: list[ScoreEvent], counts: Sequence[int], value: int, root: int, final: bool
+    ) -> None:
+        """:func:`~.scoring.award` into ``scores``, appending to ``events`` each score it changed
+        (as :meth:`_award_logged` logs the game's own scores)."""
+        before = scores.copy()
+        award(scores, counts, value)
+        x, y = unpack(self._tile_pos[self._node_tile[root]])
+        reason = _FEATURE_REASONS[self._kind[root]]
+        events.extend(ScoreEvent(self._turn, p, b - a, reason, x, y, final)
+                      for p, (a, b) in enumerate(zip(before, scores, strict=True)) if a != b)
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
         """An independent copy: shallow copies of the flat state lists and dicts.
 
         The copy keeps the true order of the pile; use :meth:`determinize` for a copy that does not
-        know the future.
+        know the future. The pile list is shared with the copy: nothing changes a game's pile in
+        place (``determinize`` gives its copy a new list), so sharing it is invisible. So is the
+        board group (:data:`_BOARD_GROUP`), copy-on-write: both games share it until one of them
+        puts a tile, which search lines that only deploy, build floors or pass never do.
         """
         g = Game.__new__(Game)
         d = self.__dict__
-        g.__dict__.update(d)
-        for name in (
-            "_pile", "_remaining", "_discarded", "_board", "_tile_pos", "_tile_type", "_tile_rot",
-            "_tile_base", "_frontier", "_monasteries", "_parent", "_kind", "_node_tile", "_open",
-            "_tiles", "_pennants", "_occupants", "_adj", "_followers", "_supply", "_scores",
-            "_completed", "_history",
-        ):
-            g.__dict__[name] = d[name].copy()
-        g._ext = {k: v.copy() for k, v in self._ext.items()}
-        if self._score_log is not None:
-            g._score_log = self._score_log.copy()
+        gd = g.__dict__
+        gd.update(d)
+        d["_cow"] = gd["_cow"] = True
+        gd["_remaining"] = d["_remaining"].copy()
+        gd["_discarded"] = d["_discarded"].copy()
+        gd["_occupants"] = d["_occupants"].copy()
+        gd["_followers"] = d["_followers"].copy()
+        gd["_supply"] = d["_supply"].copy()
+        gd["_scores"] = d["_scores"].copy()
+        gd["_completed"] = d["_completed"].copy()
+        gd["_history"] = d["_history"].copy()
+        ext = d["_ext"]
+        if ext:
+            gd["_ext"] = {k: v.copy() for k, v in ext.items()}
+        else:
+            gd["_ext"] = {}
+        log = d["_score_log"]
+        if log is not None:
+            gd["_score_log"] = log.copy()
         return g
 
     # ------------------------------------------------------------------ saving, loading, records (.persistence)

@@ -1,0 +1,112 @@
+"""The end-now scores, computed from the feature totals at the roots, against the slow way.
+
+``Game.scores_if_ended_now`` and ``Game.end_now_events`` no longer copy the game and play the end
+out: they read the union-find roots of the live game (``Game._end_now``). Here they are checked on
+thousands of positions of random games, every expansion mix and 2–6 players, against actually
+finishing an independent copy of the game (rebuilt through ``to_dict``/``from_dict``, so it shares
+nothing, not even the copy-on-write board group of ``clone``) with the T5 scoring then the
+end-game scoring, the score log on. The game itself must be left untouched.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.scoring import ScoreEvent
+
+COMBINATIONS = {
+    "base": (),
+    "tower": ("tower",),
+    "tower+black_tower": ("tower", "black_tower"),
+    "watchtowers": ("watchtowers",),
+    "all": ("tower", "black_tower", "watchtowers"),
+}
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+
+
+def end_now_the_slow_way(game: Game) -> tuple[tuple[int, ...], tuple[ScoreEvent, ...]]:
+    """Finish an independent copy of ``game``: the pending T5 scoring, then the end-game scoring."""
+    if game.is_over:
+        return game.scores, ()
+    copy = Game.from_dict(game.to_dict())
+    copy.keep_score_log()
+    copy._score_completed()
+    copy._end_game()
+    return copy.scores, copy.score_log
+
+
+def check_position(game: Game) -> None:
+    before = game.to_dict()
+    scores, events = end_now_the_slow_way(game)
+    assert game.scores_if_ended_now() == scores
+    assert game.end_now_events() == events
+    assert game.to_dict() == before
+    for event in events:
+        assert game.tile_at(event.x, event.y) is not None
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+@pytest.mark.parametrize("combination", list(COMBINATIONS))
+def test_end_now_equals_finishing_a_copy(combination: str, players: int) -> None:
+    config = GameConfig(players=players, expansions=COMBINATIONS[combination])
+    positions = 0
+    for g in range(2):
+        seed = 7000 + 100 * players + g
+        game = Game(config, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            check_position(game)
+            positions += 1
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+        check_position(game)
+    assert positions > 150
+
+
+def test_end_now_along_search_lines() -> None:
+    """Every line of a turn (each T3/T4 option after each placement), as greedy searches them, on
+    clones that share the board group with their parent."""
+    config = GameConfig(players=3, expansions=COMBINATIONS["all"])
+    game = Game(config, seed=11)
+    rng = random.Random(11)
+    checked = 0
+    while not game.is_over and checked < 3000:
+        if game.tiles_placed % 7 == 3:
+            for place in game.legal_actions()[:12]:
+                after = game.clone()
+                after.apply(place)
+                check_position(after)
+                for option in after.legal_actions():
+                    line = after.clone()
+                    line.apply(option)
+                    check_position(line)
+                    checked += 1
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert checked > 500
+
+
+def test_clones_stay_independent() -> None:
+    """Copy-on-write: placing tiles in a clone or in its original leaves the other as it was."""
+    config = GameConfig(players=2, expansions=COMBINATIONS["all"])
+    game = Game(config, seed=5)
+    rng = random.Random(5)
+    for _ in range(40):
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    snapshot = game.to_dict()
+    clones = [game.clone() for _ in range(3)]
+    for i, c in enumerate(clones):
+        r = random.Random(i)
+        while not c.is_over:
+            legal = c.legal_actions()
+            c.apply(legal[r.randrange(len(legal))])
+    assert game.to_dict() == snapshot
+    clone_snapshot = (c := game.clone()).to_dict()
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert c.to_dict() == clone_snapshot
