@@ -1121,14 +1121,14 @@ class Game:
             if any(occupants[r] for r in completed):
                 counts = majority_counts(followers, find, completed, n)
                 legacy = self._config.legacy_small_city
-                for root, c in counts.items():
-                    value = completed_value(
+                for root, tc in counts.items():
+                    points = completed_value(
                         self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
                     )
                     if events is None:
-                        award(scores, c, value)
+                        award(scores, tc, points)
                     else:
-                        self._award_into(scores, events, c, value, root, False)
+                        self._award_into(scores, events, tc, points, root, False)
                 done = set(counts)
         on: dict[int, list[int]] = {}
         parent = self._parent
