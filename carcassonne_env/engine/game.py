@@ -61,10 +61,13 @@ _DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
 #: them alone. Path compression in ``_find`` writes to a shared ``_parent``, which is harmless:
 #: games that share it have the same forest, and compression keeps every root. ``_value_cache``
 #: (feature root → its end-game value, R27–R28, filled by ``_end_now``) goes with the group: the
-#: value of a feature depends on the group alone, so ``_put_tile`` starts a new, empty cache.
+#: value of a feature depends on the group (and the completed-city masks, which only ``_put_tile``
+#: changes too) alone. Invariant: every entry keyed by a current root is that feature's value now;
+#: ``_put_tile`` drops the roots it merges into, the monasteries around the tile, and everything
+#: when a city completes (fields bordering it gain 3 points).
 _BOARD_GROUP: tuple[str, ...] = (
     "_board", "_tile_pos", "_tile_type", "_tile_rot", "_tile_base", "_frontier", "_monasteries", "_parent",
-    "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_adj",
+    "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_adj", "_value_cache",
 )
 
 
@@ -836,7 +839,7 @@ class Game:
         """
         if self._cow:
             self._unshare()
-        self._value_cache = {}
+        cache = self._value_cache
         board = self._board
         idx = len(self._tile_pos)
         board[p] = idx
@@ -857,6 +860,12 @@ class Game:
         self._adj.extend([b << base for b in tile.field_city_bits])
         if tile.monastery_slot >= 0:
             self._monasteries[p] = base + tile.monastery_slot
+        if cache:
+            monasteries = self._monasteries
+            for off in AREA:
+                m = monasteries.get(p + off)
+                if m is not None:
+                    cache.pop(m, None)
 
         frontier = self._frontier
         frontier.pop(p, None)
@@ -883,6 +892,7 @@ class Game:
             if mine[0] >= 0:
                 a = find(jbase + theirs[0])
                 b = find(base + mine[0])
+                cache.pop(a, None)
                 if a != b:
                     parent[b] = a
                     open_[a] += open_[b]
@@ -895,6 +905,7 @@ class Game:
                     a = find(jbase + t)
                     b = find(base + m)
                     if a != b:
+                        cache.pop(a, None)
                         parent[b] = a
                         occupants[a] += occupants[b]
                         self._tiles[a] |= self._tiles[b]
@@ -928,6 +939,7 @@ class Game:
                     mask |= 1 << node
         self._closed_nodes |= mask
         self._closed_cities = (*self._closed_cities, mask)
+        self._value_cache.clear()  # the fields bordering this city are worth more
 
     def _completions(self, idx: int) -> list[int]:
         """Roots of the features that tile ``idx`` completes (R19, R20, R22)."""
@@ -1165,13 +1177,18 @@ class Game:
         self, scores: list[int], events: list[ScoreEvent], counts: Sequence[int], value: int, root: int, final: bool
     ) -> None:
         """:func:`~.scoring.award` into ``scores``, appending to ``events`` each score it changed
-        (as :meth:`_award_logged` logs the game's own scores)."""
-        before = scores.copy()
-        award(scores, counts, value)
+        (as :meth:`_award_logged` logs the game's own scores: one event per player with the most
+        followers, in seat order; none when ``value`` is 0)."""
+        if not value:
+            return
+        best = max(counts)
         x, y = unpack(self._tile_pos[self._node_tile[root]])
         reason = _FEATURE_REASONS[self._kind[root]]
-        events.extend(ScoreEvent(self._turn, p, b - a, reason, x, y, final)
-                      for p, (a, b) in enumerate(zip(before, scores, strict=True)) if a != b)
+        turn = self._turn
+        for p, k in enumerate(counts):
+            if k == best:
+                scores[p] += value
+                events.append(ScoreEvent(turn, p, value, reason, x, y, final))
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
