@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from carcassonne_env.engine import Game, Phase
+from carcassonne_env.engine import Game, Phase, SegmentKind
 
 from .evaluation import margins
 
@@ -46,7 +46,7 @@ FEATURES: tuple[str, ...] = (
     "prisoners_lost",   # p's followers held by other players
 )
 
-_REASON_INDEX = {"city": 2, "road": 3, "monastery": 4, "field": 5}
+_CITY, _ROAD, _FIELD, _MONASTERY = SegmentKind.CITY, SegmentKind.ROAD, SegmentKind.FIELD, SegmentKind.MONASTERY
 
 #: The weights shipped with the package (fitted by ``carcassonne train value``).
 DEFAULT_WEIGHTS = Path(__file__).with_name("pretrained") / "value_linear.json"
@@ -77,16 +77,15 @@ def feature_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     share of the pile left at the next turn (0 once the game is over). Plain lists: this runs at
     every leaf of a search."""
     n = game.num_players
-    end_now = [float(s) for s in game.scores]
     if game.is_over:
-        return [[1.0] + [0.0] * (len(FEATURES) - 1) for _ in range(n)], end_now, 0.0
+        return [[1.0] + [0.0] * (len(FEATURES) - 1) for _ in range(n)], [float(s) for s in game.scores], 0.0
     player, t = _next_turn(game)
-    f = [[1.0, float(p == player), 0.0, 0.0, 0.0, 0.0, float(s), float(s == 0), 0.0, 0.0, 0.0]
-         for p, s in enumerate(game.supply)]
-    for event in game.end_now_events():
-        end_now[event.player] += event.points
-        if event.final:
-            f[event.player][_REASON_INDEX[event.reason]] += event.points
+    scores, final = game.end_now_breakdown()
+    # Integer sums converted once: the same floats as adding the events one by one (all exact).
+    f = [[1.0, float(p == player), float(k[_CITY]), float(k[_ROAD]), float(k[_MONASTERY]), float(k[_FIELD]),
+          float(s), float(s == 0), 0.0, 0.0, 0.0]
+         for p, (s, k) in enumerate(zip(game.supply, final, strict=True))]
+    end_now = [float(s) for s in scores]
     if "tower" in game.expansion_states:
         tower = game.expansion_state("tower")
         for p in range(n):

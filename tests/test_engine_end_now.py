@@ -1,4 +1,5 @@
-"""The end-now scores, computed from the feature totals at the roots, against the slow way.
+"""The end-now scores (``scores_if_ended_now``, ``end_now_events``, ``end_now_breakdown``),
+computed from the feature totals at the roots, against the slow way.
 
 ``Game.scores_if_ended_now`` and ``Game.end_now_events`` no longer copy the game and play the end
 out: they read the union-find roots of the live game (``Game._end_now``). Here they are checked on
@@ -14,7 +15,7 @@ import random
 
 import pytest
 
-from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine import Game, GameConfig, SegmentKind
 from carcassonne_env.engine.scoring import ScoreEvent
 
 COMBINATIONS = {
@@ -25,6 +26,8 @@ COMBINATIONS = {
     "all": ("tower", "black_tower", "watchtowers"),
 }
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
+REASON_KIND = {"city": SegmentKind.CITY, "road": SegmentKind.ROAD, "field": SegmentKind.FIELD,
+               "monastery": SegmentKind.MONASTERY}
 
 
 def end_now_the_slow_way(game: Game) -> tuple[tuple[int, ...], tuple[ScoreEvent, ...]]:
@@ -43,6 +46,13 @@ def check_position(game: Game) -> None:
     scores, events = end_now_the_slow_way(game)
     assert game.scores_if_ended_now() == scores
     assert game.end_now_events() == events
+    breakdown_scores, by_kind = game.end_now_breakdown()
+    assert breakdown_scores == scores
+    expected = [[0, 0, 0, 0] for _ in range(game.num_players)]
+    for event in events:
+        if event.final:
+            expected[event.player][REASON_KIND[event.reason]] += event.points
+    assert [list(k) for k in by_kind] == expected
     assert game.to_dict() == before
     for event in events:
         assert game.tile_at(event.x, event.y) is not None

@@ -1103,7 +1103,19 @@ class Game:
         self._end_now(events)
         return tuple(events)
 
-    def _end_now(self, events: list[ScoreEvent] | None) -> list[int]:
+    def end_now_breakdown(self) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...]]:
+        """:meth:`scores_if_ended_now`, and each player's end-game points (R27–R29, the ``final``
+        events of :meth:`end_now_events`) by feature kind, indexed by :class:`SegmentKind` (city,
+        road, field, monastery): the sums of those events, without making them (a value
+        function's features at every leaf of a search). After the game: the scores and zeros."""
+        n = self._config.players
+        if self._phase is Phase.GAME_OVER:
+            return tuple(self._scores), ((0, 0, 0, 0),) * n
+        by_kind = [[0, 0, 0, 0] for _ in range(n)]
+        scores = self._end_now(None, by_kind)
+        return tuple(scores), tuple((k[0], k[1], k[2], k[3]) for k in by_kind)
+
+    def _end_now(self, events: list[ScoreEvent] | None, by_kind: list[list[int]] | None = None) -> list[int]:
         """The scores if the game ended now, read off the union-find roots of the live game.
 
         Exactly what ``_score_completed`` then ``_end_game`` would do to a copy, in the same order
@@ -1111,8 +1123,9 @@ class Game:
         hooks run on this game with its scores and score log swapped for scratch ones (the hook
         contract: they change nothing but scores, through ``add_score``, as the watchtowers do);
         the completed features with followers score their completed value and are then left out;
-        every other feature with followers scores its end-game value (R27–R29). Nothing of the
-        game changes: followers are counted, not removed.
+        every other feature with followers scores its end-game value (R27–R29), added to
+        ``by_kind[player][kind]`` too when given. Nothing of the game changes: followers are
+        counted, not removed.
         """
         scores = self._scores.copy()
         find = self._find
@@ -1161,7 +1174,14 @@ class Game:
                 value = cache[root] = self._final_value(root)
             if not value:
                 continue  # scores nothing, logs nothing
-            if events is not None:
+            if by_kind is not None:
+                best = max(c)
+                kind = self._kind[root]
+                for p, k in enumerate(c):
+                    if k == best:
+                        scores[p] += value
+                        by_kind[p][kind] += value
+            elif events is not None:
                 self._award_into(scores, events, c, value, root, True)
             elif n == 2:
                 a, b = c
