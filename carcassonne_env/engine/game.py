@@ -841,27 +841,36 @@ class Game:
             self._unshare()
         cache = self._value_cache
         board = self._board
-        idx = len(self._tile_pos)
+        tile_pos = self._tile_pos
+        idx = len(tile_pos)
         board[p] = idx
-        self._tile_pos.append(p)
+        tile_pos.append(p)
         self._tile_type.append(tile)
         self._tile_rot.append(rot)
         parent = self._parent
         base = len(parent)
-        self._tile_base.append(base)
-        n = len(tile.segment_kinds)
+        tile_base = self._tile_base
+        tile_base.append(base)
+        kinds = tile.segment_kinds
+        n = len(kinds)
         parent.extend(range(base, base + n))
-        self._kind.extend(tile.segment_kinds)
+        kind = self._kind
+        kind.extend(kinds)
         self._node_tile.extend([idx] * n)
-        self._open.extend(tile.segment_edge_counts)
-        self._tiles.extend([1 << idx] * n)
-        self._pennants.extend(tile.segment_pennants)
-        self._occupants.extend([0] * n)
-        self._adj.extend([b << base for b in tile.field_city_bits])
+        open_ = self._open
+        open_.extend(tile.segment_edge_counts)
+        tiles = self._tiles
+        tiles.extend([1 << idx] * n)
+        pennants = self._pennants
+        pennants.extend(tile.segment_pennants)
+        occupants = self._occupants
+        occupants.extend([0] * n)
+        adj = self._adj
+        adj.extend([b << base for b in tile.field_city_bits])
+        monasteries = self._monasteries
         if tile.monastery_slot >= 0:
-            self._monasteries[p] = base + tile.monastery_slot
-        if cache:
-            monasteries = self._monasteries
+            monasteries[p] = base + tile.monastery_slot
+        if cache and monasteries:
             for off in AREA:
                 m = monasteries.get(p + off)
                 if m is not None:
@@ -872,8 +881,9 @@ class Game:
         code = tile.edge_code[rot]
         ports = tile.ports[rot]
         find = self._find
-        open_ = self._open
-        occupants = self._occupants
+        types = self._tile_type
+        rots = self._tile_rot
+        closed: list[int] = []
         for d in range(4):
             q = p + DELTAS[d]
             j = board.get(q)
@@ -886,37 +896,48 @@ class Game:
                         _place_actions_at(q)
                 frontier[q] = req | (((code >> (2 * d)) & 3) << (2 * d2))
                 continue
-            jbase = self._tile_base[j]
-            theirs = self._tile_type[j].ports[self._tile_rot[j]][d2]
+            jbase = tile_base[j]
+            theirs = types[j].ports[rots[j]][d2]
             mine = ports[d]
-            if mine[0] >= 0:
+            m = mine[0]
+            if m >= 0:
                 a = find(jbase + theirs[0])
-                b = find(base + mine[0])
-                cache.pop(a, None)
+                b = find(base + m)
+                if cache:
+                    cache.pop(a, None)
                 if a != b:
                     parent[b] = a
                     open_[a] += open_[b]
-                    self._tiles[a] |= self._tiles[b]
-                    self._pennants[a] += self._pennants[b]
+                    tiles[a] |= tiles[b]
+                    pennants[a] += pennants[b]
                     occupants[a] += occupants[b]
                 open_[a] -= 2
-            for m, t in ((mine[1], theirs[2]), (mine[2], theirs[1])):
-                if m >= 0:
-                    a = find(jbase + t)
-                    b = find(base + m)
-                    if a != b:
+                if not open_[a] and kind[a] is _CITY:
+                    closed.append(a)  # final: a feature at 0 open edges takes no more merges (R19)
+            m = mine[1]
+            if m >= 0:
+                a = find(jbase + theirs[2])
+                b = find(base + m)
+                if a != b:
+                    if cache:
                         cache.pop(a, None)
-                        parent[b] = a
-                        occupants[a] += occupants[b]
-                        self._tiles[a] |= self._tiles[b]
-                        self._adj[a] |= self._adj[b]
-        kinds = tile.segment_kinds
-        if _CITY in kinds:
-            for s in range(n):
-                if kinds[s] is _CITY:
-                    root = find(base + s)
-                    if open_[root] == 0 and not self._closed_nodes >> root & 1:
-                        self._close_city(root)
+                    parent[b] = a
+                    occupants[a] += occupants[b]
+                    tiles[a] |= tiles[b]
+                    adj[a] |= adj[b]
+            m = mine[2]
+            if m >= 0:
+                a = find(jbase + theirs[1])
+                b = find(base + m)
+                if a != b:
+                    if cache:
+                        cache.pop(a, None)
+                    parent[b] = a
+                    occupants[a] += occupants[b]
+                    tiles[a] |= tiles[b]
+                    adj[a] |= adj[b]
+        for root in closed:
+            self._close_city(root)
         for hook in self._placed_hooks:
             hook(self, p, tile)
         return idx
@@ -1059,7 +1080,7 @@ class Game:
         drawn = g._drawn
         pile = g._pile
         unseen = pile[drawn:]
-        g._pile = pile[:drawn] + [unseen[i] for i in rng.permutation(len(unseen))]
+        g._pile = pile[:drawn] + [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
         g._seed = None
         return g
 
