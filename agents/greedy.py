@@ -15,7 +15,8 @@ over its continuations), and only the tie-break may pick a different equally goo
 Exact shortcuts, which give the same values as playing the action out:
 
 * PASS and NO_CAPTURE end the turn with the choices made so far, which is what
-  ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game;
+  ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game; with the end-now
+  value, neither does a DEPLOY (``Game.scores_if_ended_after``);
 * a FLOOR with no capture target ends the turn with the same scores as PASS, since floors score
   nothing (R35–R38, R66): the tower's ``capture_targets`` tells so before the floor is built, and
   such a floor is neither copied nor played; a FLOOR with targets opens T4 and is searched.
@@ -47,7 +48,7 @@ from carcassonne_env.engine.geometry import pack
 from carcassonne_env.engine.tower import TowerExpansion
 from carcassonne_env.engine.tower import state as tower_state
 
-from .evaluation import END_NOW, PositionValue
+from .evaluation import END_NOW, EndNowValue, PositionValue, margin
 
 __all__ = ["GreedyAgent"]
 
@@ -72,6 +73,9 @@ class GreedyAgent:
             raise ValueError(f"GreedyAgent: value must be a PositionValue (with a margin method), got {value!r}")
         self.fast = bool(fast)
         self.value = value
+        #: The value is the end-now margin: a DEPLOY, which ends the turn, is valued by
+        #: ``Game.scores_if_ended_after`` without a copy (the same scores as playing it out).
+        self._end_now = isinstance(value, EndNowValue)
         self._rng = np.random.default_rng(seed)
 
     def choose_action(self, game: Game) -> Action:
@@ -99,6 +103,8 @@ class GreedyAgent:
         kind = action.kind
         if kind is _PASS or kind is _NO_CAPTURE or (kind is _FLOOR and not _floor_has_targets(state, action)):
             return stop.value()
+        if kind is _DEPLOY and self._end_now:
+            return margin(state.scores_if_ended_after(action), me)
         after = state.clone()
         after.apply(action)
         if after.is_over or after.current_player != me:

@@ -1113,6 +1113,39 @@ class Game:
             return tuple(self._scores)
         return tuple(self._end_now(None))
 
+    def scores_if_ended_after(self, action: Action) -> tuple[int, ...]:
+        """:meth:`scores_if_ended_now` of the game after the current player ends the turn with
+        ``action`` (T3: PASS or DEPLOY; T4: NO_CAPTURE), without playing it: for a search that
+        values a turn's last choice by its end-now scores. The game itself is untouched.
+
+        A DEPLOY is counted as a follower on its segment for this turn's pending scoring (T5,
+        where a watchtower sees it too) and the end-game scoring; an illegal one raises
+        :class:`IllegalActionError`. Other actions raise ValueError (play them on a clone).
+        """
+        kind = action[0]
+        if (kind == ActionKind.PASS and self._phase is Phase.ACTION) or (
+            kind == ActionKind.NO_CAPTURE and self._phase is Phase.CAPTURE
+        ):
+            return self.scores_if_ended_now()
+        if kind != ActionKind.DEPLOY or self._phase is not Phase.ACTION:
+            raise ValueError(f"scores_if_ended_after: {action} does not end a turn without playing it out")
+        _, x, y, slot = action
+        if (x, y) != unpack(self._tile_pos[-1]) or not 0 <= slot < self._tile_type[-1].segment_count:
+            raise IllegalActionError(f"{action}: not a segment of the tile just placed (R14)")
+        player = self._current
+        node = self._tile_base[-1] + slot
+        root = self._find(node)
+        if self._supply[player] == 0 or self._occupants[root]:
+            raise IllegalActionError(f"{action}: not a legal DEPLOY (R15, R2)")
+        followers = self._followers
+        followers[node] = player  # as _apply_deploy puts it (last in the dict), taken off below
+        self._occupants[root] += 1
+        try:
+            return tuple(self._end_now(None))
+        finally:
+            del followers[node]
+            self._occupants[root] -= 1
+
     def end_now_events(self) -> tuple[ScoreEvent, ...]:
         """The score changes that :meth:`scores_if_ended_now` adds to :attr:`scores`, as score-log
         events: this turn's pending T5 scoring (``final`` False), then the end-game scoring of
