@@ -88,11 +88,13 @@ def feature_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     end_now = [float(s) for s in scores]
     if "tower" in game.expansion_states:
         tower = game.expansion_state("tower")
+        floors = tower.floors  # floors[3p + colour], prisoners[captor * n + owner] (TowerState)
+        prisoners = tower.prisoners
         for p in range(n):
             row = f[p]
-            row[8] = float(sum(tower.floor_supply(p)))
-            row[9] = float(sum(tower.prisoner_count(p, o) for o in range(n) if o != p))
-            row[10] = float(sum(tower.prisoner_count(c, p) for c in range(n) if c != p))
+            row[8] = float(floors[3 * p] + floors[3 * p + 1] + floors[3 * p + 2])
+            row[9] = float(sum(prisoners[p * n + o] for o in range(n) if o != p))
+            row[10] = float(sum(prisoners[c * n + p] for c in range(n) if c != p))
     return f, end_now, t
 
 
@@ -116,6 +118,9 @@ class LinearValue:
     weights: np.ndarray
     #: (t weight, t² weight) of each feature, as floats.
     _pairs: tuple[tuple[float, float], ...] = field(init=False, repr=False, compare=False)
+    #: Pile share t → the effective weight of each feature at t (a pure function of t and the
+    #: weights; t takes one value per pile size, so a search meets few).
+    _effective: dict[float, list[float]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -124,6 +129,7 @@ class LinearValue:
         object.__setattr__(self, "weights", w)
         k = len(FEATURES)
         object.__setattr__(self, "_pairs", tuple(zip(w[:k].tolist(), w[k:].tolist(), strict=True)))
+        object.__setattr__(self, "_effective", {})
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_WEIGHTS) -> LinearValue:
@@ -141,8 +147,12 @@ class LinearValue:
         """Each player's expected final score (the final scores once the game is over):
         ``end_now + design_row(f, t) @ weights``, in plain Python for speed."""
         f, end_now, t = feature_rows(game)
-        tt = t * t
-        effective = [a * t + b * tt for a, b in self._pairs]
+        effective = self._effective.get(t)
+        if effective is None:
+            if len(self._effective) > 4096:
+                self._effective.clear()
+            tt = t * t
+            effective = self._effective[t] = [a * t + b * tt for a, b in self._pairs]
         return [e + sum(x * c for x, c in zip(row, effective, strict=True)) for row, e in zip(f, end_now, strict=True)]
 
     def margins(self, game: Game) -> list[float]:
