@@ -71,6 +71,10 @@ _BOARD_GROUP: tuple[str, ...] = (
 )
 
 
+#: Per tile type (catalogue index): the slots of its roads and cities, the segments that complete (R19).
+_EDGE_SLOTS: dict[int, tuple[int, ...]] = {}
+
+
 def _place_actions_at(p: int) -> tuple[Action, Action, Action, Action]:
     x, y = unpack(p)
     acts = (Action(ActionKind.PLACE, x, y, 0), Action(ActionKind.PLACE, x, y, 1),
@@ -968,9 +972,13 @@ class Game:
         base = self._tile_base[idx]
         out: list[int] = []
         open_ = self._open
-        for s, kind in enumerate(tile.segment_kinds):
-            if kind <= _ROAD:
-                root = self._find(base + s)
+        slots = _EDGE_SLOTS.get(tile.index)
+        if slots is None:
+            slots = _EDGE_SLOTS[tile.index] = tuple(s for s, k in enumerate(tile.segment_kinds) if k <= _ROAD)
+        if slots:
+            find = self._find
+            for s in slots:
+                root = find(base + s)
                 if open_[root] == 0 and root not in out:
                     out.append(root)
         monasteries = self._monasteries
@@ -979,8 +987,13 @@ class Game:
             p = self._tile_pos[idx]
             for off in AREA:
                 m = monasteries.get(p + off)
-                if m is not None and all(p + off + d in board for d in RING):
-                    out.append(m)
+                if m is not None:
+                    q = p + off
+                    for d in RING:
+                        if q + d not in board:
+                            break
+                    else:
+                        out.append(m)
         return out
 
     # ------------------------------------------------------------------ turn flow
