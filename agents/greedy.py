@@ -16,7 +16,7 @@ Exact shortcuts, which give the same values as playing the action out:
 
 * PASS and NO_CAPTURE end the turn with the choices made so far, which is what
   ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game; with the end-now
-  value, neither does a DEPLOY (``Game.scores_if_ended_after``);
+  value, neither does a DEPLOY, nor a TOWER_TOP in most turns (``Game.scores_if_ended_after``);
 * a FLOOR with no capture target ends the turn with the same scores as PASS, since floors score
   nothing (R35–R38, R66): the tower's ``capture_targets`` tells so before the floor is built, and
   such a floor is neither copied nor played; a FLOOR with targets opens T4 and is searched.
@@ -57,6 +57,7 @@ _FLOOR = ActionKind.FLOOR
 _PASS = ActionKind.PASS
 _NO_CAPTURE = ActionKind.NO_CAPTURE
 _WHITE = FloorColour.WHITE
+_TOWER_TOP = ActionKind.TOWER_TOP
 
 
 class GreedyAgent:
@@ -103,7 +104,7 @@ class GreedyAgent:
         kind = action.kind
         if kind is _PASS or kind is _NO_CAPTURE or (kind is _FLOOR and not _floor_has_targets(state, action)):
             return stop.value()
-        if kind is _DEPLOY and self._end_now:
+        if self._end_now and (kind is _DEPLOY or kind is _TOWER_TOP):
             return margin(state.scores_if_ended_after(action), me)
         after = state.clone()
         after.apply(action)

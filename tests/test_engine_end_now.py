@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, SegmentKind
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, Phase, SegmentKind
 from carcassonne_env.engine.scoring import ScoreEvent
 
 COMBINATIONS = {
@@ -78,8 +78,8 @@ def test_end_now_equals_finishing_a_copy(combination: str, players: int) -> None
 
 def test_end_now_along_search_lines() -> None:
     """Every line of a turn (each T3/T4 option after each placement), as greedy searches them, on
-    clones that share the board group with their parent; ``scores_if_ended_after`` of a DEPLOY or
-    PASS equals playing it out."""
+    clones that share the board group with their parent; ``scores_if_ended_after`` of every
+    option that ends the turn equals playing it out."""
     config = GameConfig(players=3, expansions=COMBINATIONS["all"])
     game = Game(config, seed=11)
     rng = random.Random(11)
@@ -94,10 +94,15 @@ def test_end_now_along_search_lines() -> None:
                     line = after.clone()
                     line.apply(option)
                     check_position(line)
-                    if option.kind in (ActionKind.DEPLOY, ActionKind.PASS):
+                    if line.current_player != after.current_player or line.is_over:
                         before = after.to_dict()
                         assert after.scores_if_ended_after(option) == line.scores_if_ended_now()
                         assert after.to_dict() == before
+                    elif line.phase is Phase.CAPTURE:
+                        for answer in line.legal_actions():
+                            played = line.clone()
+                            played.apply(answer)
+                            assert line.scores_if_ended_after(answer) == played.scores_if_ended_now()
                     checked += 1
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
@@ -130,7 +135,7 @@ def test_clones_stay_independent() -> None:
 def test_scores_if_ended_after_refuses() -> None:
     game = Game(GameConfig(players=2), seed=1)
     with pytest.raises(ValueError):
-        game.scores_if_ended_after(game.legal_actions()[0])
+        game.scores_if_ended_after(game.legal_actions()[0])  # a placement does not end the turn
     game.apply(game.legal_actions()[0])
     x, y = game.placed_position or (0, 0)
     with pytest.raises(IllegalActionError):

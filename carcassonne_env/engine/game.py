@@ -1127,21 +1127,33 @@ class Game:
         return tuple(self._end_now(None))
 
     def scores_if_ended_after(self, action: Action) -> tuple[int, ...]:
-        """:meth:`scores_if_ended_now` of the game after the current player ends the turn with
-        ``action`` (T3: PASS or DEPLOY; T4: NO_CAPTURE), without playing it: for a search that
-        values a turn's last choice by its end-now scores. The game itself is untouched.
+        """:meth:`scores_if_ended_now` of the game after the current player plays ``action``, an
+        action that ends the turn (T3: PASS, DEPLOY, TOWER_TOP, a FLOOR without capture target;
+        T4: CAPTURE, NO_CAPTURE), for a search that values a turn's last choice by its end-now
+        scores. The game itself is untouched.
 
-        A DEPLOY is counted as a follower on its segment for this turn's pending scoring (T5,
-        where a watchtower sees it too) and the end-game scoring; an illegal one raises
-        :class:`IllegalActionError`. Other actions raise ValueError (play them on a clone).
+        Without a copy for PASS and NO_CAPTURE, for a DEPLOY (counted as a follower on its segment
+        for this turn's pending scoring, where a watchtower sees it too, and the end-game scoring)
+        and for a TOWER_TOP when no ``before_scoring`` hook runs this turn (a tower top scores
+        nothing; only such a hook, the meeple watchtower, may count it). Other actions are played
+        on a copy. An illegal action raises :class:`IllegalActionError`; one that does not end the
+        turn (RANSOM, a FLOOR that opens T4) ValueError.
         """
         kind = action[0]
-        if (kind == ActionKind.PASS and self._phase is Phase.ACTION) or (
-            kind == ActionKind.NO_CAPTURE and self._phase is Phase.CAPTURE
+        phase = self._phase
+        if (kind == ActionKind.PASS and phase is Phase.ACTION) or (
+            kind == ActionKind.NO_CAPTURE and phase is Phase.CAPTURE
         ):
             return self.scores_if_ended_now()
-        if kind != ActionKind.DEPLOY or self._phase is not Phase.ACTION:
-            raise ValueError(f"scores_if_ended_after: {action} does not end a turn without playing it out")
+        if (kind == ActionKind.TOWER_TOP and phase is Phase.ACTION and action in self.legal_actions()
+                and not (self._completed and self._scoring_hooks)):
+            return self.scores_if_ended_now()
+        if kind != ActionKind.DEPLOY or phase is not Phase.ACTION:
+            after = self.clone()
+            after.apply(action)
+            if not after.is_over and after._current == self._current:
+                raise ValueError(f"scores_if_ended_after: {action} does not end the turn")
+            return after.scores_if_ended_now()
         _, x, y, slot = action
         if (x, y) != unpack(self._tile_pos[-1]) or not 0 <= slot < self._tile_type[-1].segment_count:
             raise IllegalActionError(f"{action}: not a segment of the tile just placed (R14)")
