@@ -193,6 +193,7 @@ class GameSetup:
             raise PositionError(f"segment {slot} at ({x},{y}) already holds a follower (R42)")
         g._followers[node] = player
         g._occupants[g._find(node)] += 1
+        g._final_memo = None
         self.take_follower(player, reason=f"follower at ({x},{y})")
 
     def take_follower(self, player: int, *, reason: str) -> None:
@@ -257,6 +258,7 @@ class GameSetup:
             g._completed = g._completions(len(g._tile_pos) - 1)
         if phase is Phase.CAPTURE:
             g._decision_owner = g._action_owner[ActionKind.CAPTURE]
+        g._final_memo = None
         self._game = None
         return g
 
@@ -347,6 +349,7 @@ class Game:
         self._closed_cities: tuple[int, ...] = ()
         self._cow = False
         self._value_cache: dict[int, int] = {}
+        self._final_memo: list[int] | None = None
         self._followers: dict[int, int] = {}
         self._supply = [FOLLOWERS_PER_PLAYER] * n
         self._scores = [0] * n
@@ -669,6 +672,7 @@ class Game:
         (the caller puts it into a supply or holds it as a prisoner)."""
         owner = self._followers.pop(segment)
         self._occupants[self._find(segment)] -= 1
+        self._final_memo = None
         return owner
 
     def open_decision(self, expansion: Expansion) -> None:
@@ -712,6 +716,7 @@ class Game:
             or type(action[3]) is not int
         ):
             action = Action.coerce(action)
+        self._final_memo = None
         phase = self._phase
         kind = action[0]
         if phase is Phase.PLACE:
@@ -843,6 +848,7 @@ class Game:
         """
         if self._cow:
             self._unshare()
+        self._final_memo = None
         cache = self._value_cache
         board = self._board
         tile_pos = self._tile_pos
@@ -1162,14 +1168,25 @@ class Game:
         root = self._find(node)
         if self._supply[player] == 0 or self._occupants[root]:
             raise IllegalActionError(f"{action}: not a legal DEPLOY (R15, R2)")
-        followers = self._followers
-        followers[node] = player  # as _apply_deploy puts it (last in the dict), taken off below
-        self._occupants[root] += 1
-        try:
-            return tuple(self._end_now(None))
-        finally:
-            del followers[node]
-            self._occupants[root] -= 1
+        completed = self._completed
+        if completed and (self._scoring_hooks or root in completed):  # this turn's scoring sees it
+            followers = self._followers
+            followers[node] = player  # as _apply_deploy puts it (last in the dict), taken off below
+            self._occupants[root] += 1
+            try:
+                return tuple(self._end_now(None, use_memo=False))
+            finally:
+                del followers[node]
+                self._occupants[root] -= 1
+        # Otherwise the follower changes only the end-game scoring, of its own feature, which holds
+        # no other follower (R15): the end-now scores plus that feature's value for the player.
+        scores = self._end_now(None)
+        cache = self._value_cache
+        value = cache.get(root)
+        if value is None:
+            value = cache[root] = self._final_value(root)
+        scores[player] += value
+        return tuple(scores)
 
     def end_now_events(self) -> tuple[ScoreEvent, ...]:
         """The score changes that :meth:`scores_if_ended_now` adds to :attr:`scores`, as score-log
@@ -1194,7 +1211,9 @@ class Game:
         scores = self._end_now(None, by_kind)
         return tuple(scores), tuple((k[0], k[1], k[2], k[3]) for k in by_kind)
 
-    def _end_now(self, events: list[ScoreEvent] | None, by_kind: list[list[int]] | None = None) -> list[int]:
+    def _end_now(
+        self, events: list[ScoreEvent] | None, by_kind: list[list[int]] | None = None, *, use_memo: bool = True
+    ) -> list[int]:
         """The scores if the game ended now, read off the union-find roots of the live game.
 
         Exactly what ``_score_completed`` then ``_end_game`` would do to a copy, in the same order
@@ -1205,6 +1224,12 @@ class Game:
         every other feature with followers scores its end-game value (R27–R29), added to
         ``by_kind[player][kind]`` too when given. Nothing of the game changes: followers are
         counted, not removed.
+
+        ``_final_memo`` keeps that end-game part (points per player) for the plain scores (no
+        ``events``, no ``by_kind``): invariant, when not None it is the end-game part of the game as
+        it stands; everything that changes followers, features or this turn's completed features
+        resets it (``apply``, ``_put_tile``, ``remove_follower``, ``GameSetup``). ``use_memo=False``
+        while a follower is put in for a what-if (:meth:`scores_if_ended_after`).
         """
         scores = self._scores.copy()
         find = self._find
@@ -1234,6 +1259,14 @@ class Game:
                     else:
                         self._award_into(scores, events, tc, points, root, False)
                 done = set(counts)
+        plain = use_memo and events is None and by_kind is None
+        if plain:
+            memo = self._final_memo
+            if memo is None:
+                memo = self._final_memo = self._final_part(done)
+            for p in range(n):
+                scores[p] += memo[p]
+            return scores
         on: dict[int, list[int]] = {}
         parent = self._parent
         for segment, owner in followers.items():
@@ -1271,6 +1304,32 @@ class Game:
             else:
                 award(scores, c, value)
         return scores
+
+    def _final_part(self, done: set[int]) -> list[int]:
+        """The end-game points (R27–R29) per player of the features with followers, but ``done``."""
+        n = self._config.players
+        out = [0] * n
+        on: dict[int, list[int]] = {}
+        parent = self._parent
+        find = self._find
+        for segment, owner in self._followers.items():
+            root = parent[segment]
+            if parent[root] != root:
+                root = find(segment)
+            if root in done:
+                continue
+            c = on.get(root)
+            if c is None:
+                c = on[root] = [0] * n
+            c[owner] += 1
+        cache = self._value_cache
+        for root, c in on.items():
+            value = cache.get(root)
+            if value is None:
+                value = cache[root] = self._final_value(root)
+            if value:
+                award(out, c, value)
+        return out
 
     def _award_into(
         self, scores: list[int], events: list[ScoreEvent], counts: Sequence[int], value: int, root: int, final: bool
