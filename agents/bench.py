@@ -10,6 +10,12 @@ expansions, and prints simulations/s (median over ``--positions`` seeds). ``--mc
 options to the searched spec, e.g. ``guide=1,rollout_turns=0,value=linear``; ``--greedy-value``
 times greedy on another position value (``linear``).
 
+``speed`` prints the table of issue 20 on CPU time: greedy decisions/s (end-now and
+``value=linear``), MCTS simulations/s (``rollout_turns=0,value=linear`` at the opening and in
+mid-game, and guided, ``guide=1``), all expansions and the base game, 2 players, and the engine's
+random games/s (base game, 2 players). Run it on the old and the new code in one session, on the
+same machine, to compare (``--repeat`` takes the best of several runs of each figure).
+
 ``--clock cpu`` times with this process's CPU time instead of the wall clock: on a shared,
 loaded machine it shows what a quiet machine would (the two agree when nothing else runs).
 ``--profile`` prints the top of a cProfile of the run after the figures.
@@ -20,13 +26,16 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
 from carcassonne_env.engine import Game, GameConfig, Phase
+from carcassonne_env.engine.playout import random_playout
 
 from .mcts import MCTSAgent
 from .spec import AgentSpecError, make_agent
@@ -86,7 +95,49 @@ def _mcts_spec(sims: int, options: str) -> str:
     return f"mcts:sims={sims}" + (f",{options}" if options else "")
 
 
+def engine_games_per_second(config: GameConfig, games: int, clock: Callable[[], float], seed: int = 0) -> float:
+    """Uniformly random games per second (:func:`~carcassonne_env.engine.playout.random_playout`)."""
+    rng = random.Random(seed)
+    start = clock()
+    for g in range(games):
+        random_playout(Game(config, seed=seed + g), rng)
+    return games / (clock() - start)
+
+
+def speed_table(args: argparse.Namespace) -> list[tuple[str, str, float]]:
+    """(figure, workload, rate) rows of the ``speed`` table, each the best of ``--repeat`` runs."""
+    clock = CLOCKS[args.clock]
+    rows: list[tuple[str, str, float]] = []
+
+    def best(measure: Callable[[], float]) -> float:
+        return max(measure() for _ in range(args.repeat))
+
+    def greedy(config: GameConfig, value: str) -> float:
+        times = greedy_decision_times(config, args.games, False, clock, value=value)
+        return len(times) / sum(times)
+
+    def mcts(config: GameConfig, sims: int, tiles: int, options: str) -> float:
+        return mcts_rate(config, sims, tiles, args.positions, clock, options)[0]
+
+    for label, expansions in WORKLOADS.items():
+        config = GameConfig(players=2, expansions=expansions)
+        for value in ("end_now", "linear"):
+            rows.append((f"greedy decisions/s, value={value}", label, best(partial(greedy, config, value))))
+        for guided, sims, options in ((False, args.sims, "rollout_turns=0,value=linear"),
+                                      (True, args.guided_sims, "guide=1,rollout_turns=0,value=linear")):
+            for stage, tiles in (("opening", 1), ("mid-game", args.mid_tiles)):
+                figure = f"mcts{' guided' if guided else ''} simulations/s, {stage}"
+                rows.append((figure, label, best(partial(mcts, config, sims, tiles, options))))
+    engine = partial(engine_games_per_second, GameConfig(players=2), args.engine_games, clock)
+    rows.append(("engine random games/s", "base", best(engine)))
+    return rows
+
+
 def run(args: argparse.Namespace) -> None:
+    if args.which == "speed":
+        for figure, label, rate in speed_table(args):
+            print(f"{figure:42} {label:15} {rate:10.1f}")
+        return
     clock = CLOCKS[args.clock]
     for label, expansions in WORKLOADS.items():
         config = GameConfig(players=2, expansions=expansions)
@@ -111,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m agents.bench", description=__doc__.split("\n\n")[0],
         epilog="Figures depend on the machine and its load: compare runs on the same quiet machine.",
     )
-    parser.add_argument("which", nargs="?", choices=("greedy", "mcts", "all"), default="all", help="what to time")
+    parser.add_argument("which", nargs="?", choices=("greedy", "mcts", "all", "speed"), default="all",
+                        help="what to time")
     parser.add_argument("--games", type=int, default=3, help="greedy-vs-greedy games per workload (default 3)")
     parser.add_argument("--sims", type=int, default=1000, help="MCTS simulations per search (default 1000)")
     parser.add_argument("--positions", type=int, default=3, help="MCTS positions (seeds) per stage (default 3)")
@@ -121,9 +173,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="more options of the MCTS spec, e.g. guide=1,rollout_turns=0,value=linear")
     parser.add_argument("--greedy-value", default="end_now", metavar="VALUE",
                         help="greedy's position value: end_now (default), linear or a weights file")
+    parser.add_argument("--guided-sims", type=int, default=100,
+                        help="speed: simulations per guided MCTS search (default 100)")
+    parser.add_argument("--engine-games", type=int, default=200,
+                        help="speed: random games for the engine (default 200)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="speed: best of this many runs of each figure (default 1)")
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile of the run")
     args = parser.parse_args(argv)
-    for name in ("games", "sims", "positions", "mid_tiles"):
+    for name in ("games", "sims", "positions", "mid_tiles", "guided_sims", "engine_games", "repeat"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     try:

@@ -15,9 +15,11 @@ over its continuations), and only the tie-break may pick a different equally goo
 Exact shortcuts, which give the same values as playing the action out:
 
 * PASS and NO_CAPTURE end the turn with the choices made so far, which is what
-  ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game;
+  ``scores_if_ended_now`` scores in T3/T4, so they need no copy of the game; with the end-now
+  value, neither does a DEPLOY, nor a TOWER_TOP in most turns (``Game.scores_if_ended_after``);
 * a FLOOR with no capture target ends the turn with the same scores as PASS, since floors score
-  nothing (R35–R38, R66); a FLOOR with targets opens T4 and is searched.
+  nothing (R35–R38, R66): the tower's ``capture_targets`` tells so before the floor is built, and
+  such a floor is neither copied nor played; a FLOOR with targets opens T4 and is searched.
 
 The search works on ``game.determinize(rng)``: applying a turn's last action draws the next tile,
 and a determinized copy draws it from a reshuffled pile, so nothing about the true pile can reach
@@ -41,9 +43,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from carcassonne_env.engine import Action, ActionKind, Game, Phase
+from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, Phase
+from carcassonne_env.engine.geometry import pack
+from carcassonne_env.engine.tower import TowerExpansion
+from carcassonne_env.engine.tower import state as tower_state
 
-from .evaluation import END_NOW, PositionValue
+from .evaluation import END_NOW, EndNowValue, PositionValue, margin
 
 __all__ = ["GreedyAgent"]
 
@@ -51,6 +56,8 @@ _DEPLOY = ActionKind.DEPLOY
 _FLOOR = ActionKind.FLOOR
 _PASS = ActionKind.PASS
 _NO_CAPTURE = ActionKind.NO_CAPTURE
+_WHITE = FloorColour.WHITE
+_TOWER_TOP = ActionKind.TOWER_TOP
 
 
 class GreedyAgent:
@@ -67,6 +74,9 @@ class GreedyAgent:
             raise ValueError(f"GreedyAgent: value must be a PositionValue (with a margin method), got {value!r}")
         self.fast = bool(fast)
         self.value = value
+        #: The value is the end-now margin: a DEPLOY, which ends the turn, is valued by
+        #: ``Game.scores_if_ended_after`` without a copy (the same scores as playing it out).
+        self._end_now = isinstance(value, EndNowValue)
         self._rng = np.random.default_rng(seed)
 
     def choose_action(self, game: Game) -> Action:
@@ -92,8 +102,10 @@ class GreedyAgent:
     def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> float:
         """Best end-of-turn margin over the lines that play ``action`` in ``state``."""
         kind = action.kind
-        if kind is _PASS or kind is _NO_CAPTURE:
+        if kind is _PASS or kind is _NO_CAPTURE or (kind is _FLOOR and not _floor_has_targets(state, action)):
             return stop.value()
+        if self._end_now and (kind is _DEPLOY or kind is _TOWER_TOP):
+            return margin(state.scores_if_ended_after(action), me)
         after = state.clone()
         after.apply(action)
         if after.is_over or after.current_player != me:
@@ -107,6 +119,20 @@ class GreedyAgent:
         if prune:
             legal = [a for a in legal if a.kind is _DEPLOY or a.kind is _PASS]
         return max(self._line_value(state, a, me, stop, False) for a in legal)
+
+
+def _floor_has_targets(state: Game, action: Action) -> bool:
+    """Whether the legal FLOOR ``action`` opens the T4 capture decision, asked of the tower's own
+    ``capture_targets`` before the floor is built (nothing else changes before it asks: the same
+    board, followers, tower tops and player); a white floor never captures (R56)."""
+    colour = action.arg
+    if colour == _WHITE:
+        return False
+    tower = state.expansion("tower")
+    assert isinstance(tower, TowerExpansion)
+    st = tower_state(state)
+    p = pack(action.x, action.y)
+    return bool(tower.capture_targets(state, st, p, len(st.stacks[p]) + 1, colour))
 
 
 class _Stop:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from carcassonne_env.engine import Game, Phase
+from carcassonne_env.engine import Game, Phase, SegmentKind
 
 from .evaluation import margins
 
@@ -46,7 +46,7 @@ FEATURES: tuple[str, ...] = (
     "prisoners_lost",   # p's followers held by other players
 )
 
-_REASON_INDEX = {"city": 2, "road": 3, "monastery": 4, "field": 5}
+_CITY, _ROAD, _FIELD, _MONASTERY = SegmentKind.CITY, SegmentKind.ROAD, SegmentKind.FIELD, SegmentKind.MONASTERY
 
 #: The weights shipped with the package (fitted by ``carcassonne train value``).
 DEFAULT_WEIGHTS = Path(__file__).with_name("pretrained") / "value_linear.json"
@@ -77,23 +77,24 @@ def feature_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     share of the pile left at the next turn (0 once the game is over). Plain lists: this runs at
     every leaf of a search."""
     n = game.num_players
-    end_now = [float(s) for s in game.scores]
     if game.is_over:
-        return [[1.0] + [0.0] * (len(FEATURES) - 1) for _ in range(n)], end_now, 0.0
+        return [[1.0] + [0.0] * (len(FEATURES) - 1) for _ in range(n)], [float(s) for s in game.scores], 0.0
     player, t = _next_turn(game)
-    f = [[1.0, float(p == player), 0.0, 0.0, 0.0, 0.0, float(s), float(s == 0), 0.0, 0.0, 0.0]
-         for p, s in enumerate(game.supply)]
-    for event in game.end_now_events():
-        end_now[event.player] += event.points
-        if event.final:
-            f[event.player][_REASON_INDEX[event.reason]] += event.points
+    scores, final = game.end_now_breakdown()
+    # Integer sums converted once: the same floats as adding the events one by one (all exact).
+    f = [[1.0, float(p == player), float(k[_CITY]), float(k[_ROAD]), float(k[_MONASTERY]), float(k[_FIELD]),
+          float(s), float(s == 0), 0.0, 0.0, 0.0]
+         for p, (s, k) in enumerate(zip(game.supply, final, strict=True))]
+    end_now = [float(s) for s in scores]
     if "tower" in game.expansion_states:
         tower = game.expansion_state("tower")
+        floors = tower.floors  # floors[3p + colour], prisoners[captor * n + owner] (TowerState)
+        prisoners = tower.prisoners
         for p in range(n):
             row = f[p]
-            row[8] = float(sum(tower.floor_supply(p)))
-            row[9] = float(sum(tower.prisoner_count(p, o) for o in range(n) if o != p))
-            row[10] = float(sum(tower.prisoner_count(c, p) for c in range(n) if c != p))
+            row[8] = float(floors[3 * p] + floors[3 * p + 1] + floors[3 * p + 2])
+            row[9] = float(sum(prisoners[p * n + o] for o in range(n) if o != p))
+            row[10] = float(sum(prisoners[c * n + p] for c in range(n) if c != p))
     return f, end_now, t
 
 
@@ -120,6 +121,9 @@ class LinearValue:
     players: int | None = None
     #: (t weight, t² weight) of each feature, as floats.
     _pairs: tuple[tuple[float, float], ...] = field(init=False, repr=False, compare=False)
+    #: Pile share t → the effective weight of each feature at t (a pure function of t and the
+    #: weights; t takes one value per pile size, so a search meets few).
+    _effective: dict[float, list[float]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float64)
@@ -128,6 +132,7 @@ class LinearValue:
         object.__setattr__(self, "weights", w)
         k = len(FEATURES)
         object.__setattr__(self, "_pairs", tuple(zip(w[:k].tolist(), w[k:].tolist(), strict=True)))
+        object.__setattr__(self, "_effective", {})
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_WEIGHTS) -> LinearValue:
@@ -151,8 +156,12 @@ class LinearValue:
         """Each player's expected final score (the final scores once the game is over):
         ``end_now + design_row(f, t) @ weights``, in plain Python for speed."""
         f, end_now, t = feature_rows(game)
-        tt = t * t
-        effective = [a * t + b * tt for a, b in self._pairs]
+        effective = self._effective.get(t)
+        if effective is None:
+            if len(self._effective) > 4096:
+                self._effective.clear()
+            tt = t * t
+            effective = self._effective[t] = [a * t + b * tt for a, b in self._pairs]
         return [e + sum(x * c for x, c in zip(row, effective, strict=True)) for row, e in zip(f, end_now, strict=True)]
 
     def margins(self, game: Game) -> list[float]:

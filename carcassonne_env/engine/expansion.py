@@ -223,6 +223,10 @@ class Expansion:
     action_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
     #: Those of :attr:`action_kinds` that answer the T4 decision this expansion opens.
     decision_kinds: ClassVar[frozenset[ActionKind]] = frozenset()
+    #: Those of :attr:`action_kinds` that end the turn and change nothing the end-now scoring reads
+    #: (no follower on a segment, no feature, no score) — except what a ``before_scoring`` hook may
+    #: count: a search values them as the turn ended as it stands (``Game.scores_if_ended_after``).
+    neutral_endings: ClassVar[frozenset[ActionKind]] = frozenset()
     #: The steps this expansion adds to ``PositionBuilder`` (None: none).
     builder_steps: ClassVar[type[BuilderSteps] | None] = None
 

@@ -42,6 +42,7 @@ __all__ = [
     "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
 ]
 
+_CITY = SegmentKind.CITY
 _ROAD = SegmentKind.ROAD
 _FIELD = SegmentKind.FIELD
 _MONASTERY = SegmentKind.MONASTERY
@@ -52,6 +53,26 @@ _FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery
 _PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
 #: Cached DEPLOY actions per packed position, one per segment slot.
 _DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
+
+
+#: The state that only ``_put_tile`` changes (the board, the frontier and the union-find with its
+#: totals): ``clone`` shares these containers and sets ``_cow`` on both games, and ``_put_tile``
+#: copies them (``_unshare``) before its first change. Invariant: a game with ``_cow`` False owns
+#: them alone. Path compression in ``_find`` writes to a shared ``_parent``, which is harmless:
+#: games that share it have the same forest, and compression keeps every root. ``_value_cache``
+#: (feature root → its end-game value, R27–R28, filled by ``_end_now``) goes with the group: the
+#: value of a feature depends on the group (and the completed-city masks, which only ``_put_tile``
+#: changes too) alone. Invariant: every entry keyed by a current root is that feature's value now;
+#: ``_put_tile`` drops the roots it merges into, the monasteries around the tile, and everything
+#: when a city completes (fields bordering it gain 3 points).
+_BOARD_GROUP: tuple[str, ...] = (
+    "_board", "_tile_pos", "_tile_type", "_tile_rot", "_tile_base", "_frontier", "_monasteries", "_parent",
+    "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_adj", "_value_cache",
+)
+
+
+#: Per tile type (catalogue index): the slots of its roads and cities, the segments that complete (R19).
+_EDGE_SLOTS: dict[int, tuple[int, ...]] = {}
 
 
 def _place_actions_at(p: int) -> tuple[Action, Action, Action, Action]:
@@ -172,6 +193,7 @@ class GameSetup:
             raise PositionError(f"segment {slot} at ({x},{y}) already holds a follower (R42)")
         g._followers[node] = player
         g._occupants[g._find(node)] += 1
+        g._final_memo = None
         self.take_follower(player, reason=f"follower at ({x},{y})")
 
     def take_follower(self, player: int, *, reason: str) -> None:
@@ -238,6 +260,7 @@ class GameSetup:
             g._completed = g._completions(len(g._tile_pos) - 1)
         if phase is Phase.DECISION:  # the last action opened the decision: its owner answers it
             g._decision_owner = g._action_owner[g._history[-1].kind]
+        g._final_memo = None
         self._game = None
         return g
 
@@ -324,6 +347,11 @@ class Game:
         self._pennants: list[int] = []
         self._occupants: list[int] = []
         self._adj: list[int] = []
+        self._closed_nodes = 0
+        self._closed_cities: tuple[int, ...] = ()
+        self._cow = False
+        self._value_cache: dict[int, int] = {}
+        self._final_memo: list[int] | None = None
         self._followers: dict[int, int] = {}
         self._supply = [FOLLOWERS_PER_PLAYER] * n
         self._scores = [0] * n
@@ -353,6 +381,7 @@ class Game:
         self._scoring_hooks = tuple(e.before_scoring for e in exps if e.overrides("before_scoring"))
         self._figure_sources = tuple(e.board_figures for e in exps if e.overrides("board_figures"))
         self._action_owner: dict[ActionKind, Expansion] = {k: e for e in exps for k in e.action_kinds}
+        self._neutral_endings = frozenset(k for e in exps for k in e.neutral_endings)
 
     # ------------------------------------------------------------------ public read API
     @property
@@ -646,6 +675,7 @@ class Game:
         (the calling hook puts it into a supply or keeps it in its state)."""
         owner = self._followers.pop(segment)
         self._occupants[self._find(segment)] -= 1
+        self._final_memo = None
         return owner
 
     def open_decision(self, expansion: Expansion) -> None:
@@ -689,6 +719,7 @@ class Game:
             or type(action[3]) is not int
         ):
             action = Action.coerce(action)
+        self._final_memo = None
         phase = self._phase
         kind = action[0]
         if phase is Phase.PLACE:
@@ -804,36 +835,69 @@ class Game:
             parent[n] = gp
             n = gp
 
+    def _unshare(self) -> None:
+        """Take private copies of the board group (see :meth:`clone`) before changing it."""
+        d = self.__dict__
+        for name in _BOARD_GROUP:
+            d[name] = d[name].copy()
+        self._cow = False
+
     def _put_tile(self, tile: TileType, p: int, rot: int) -> int:
-        """Add ``tile`` at ``p`` to the board, frontier and union-find; no legality, no scoring."""
+        """Add ``tile`` at ``p`` to the board, frontier and union-find; no legality, no scoring.
+
+        The only writer of the board group (:data:`_BOARD_GROUP`, shared between clones until one
+        of them writes: it takes private copies first), and of the completed-city masks
+        ``_closed_nodes`` / ``_closed_cities`` (invariant: one mask of segment ids per city with no
+        open edge, and their union; a completed city never changes again, R19).
+        """
+        if self._cow:
+            self._unshare()
+        self._final_memo = None
+        cache = self._value_cache
         board = self._board
-        idx = len(self._tile_pos)
+        tile_pos = self._tile_pos
+        idx = len(tile_pos)
         board[p] = idx
-        self._tile_pos.append(p)
+        tile_pos.append(p)
         self._tile_type.append(tile)
         self._tile_rot.append(rot)
         parent = self._parent
         base = len(parent)
-        self._tile_base.append(base)
-        n = len(tile.segment_kinds)
+        tile_base = self._tile_base
+        tile_base.append(base)
+        kinds = tile.segment_kinds
+        n = len(kinds)
         parent.extend(range(base, base + n))
-        self._kind.extend(tile.segment_kinds)
+        kind = self._kind
+        kind.extend(kinds)
         self._node_tile.extend([idx] * n)
-        self._open.extend(tile.segment_edge_counts)
-        self._tiles.extend([1 << idx] * n)
-        self._pennants.extend(tile.segment_pennants)
-        self._occupants.extend([0] * n)
-        self._adj.extend([b << base for b in tile.field_city_bits])
+        open_ = self._open
+        open_.extend(tile.segment_edge_counts)
+        tiles = self._tiles
+        tiles.extend([1 << idx] * n)
+        pennants = self._pennants
+        pennants.extend(tile.segment_pennants)
+        occupants = self._occupants
+        occupants.extend([0] * n)
+        adj = self._adj
+        adj.extend([b << base for b in tile.field_city_bits])
+        monasteries = self._monasteries
         if tile.monastery_slot >= 0:
-            self._monasteries[p] = base + tile.monastery_slot
+            monasteries[p] = base + tile.monastery_slot
+        if cache and monasteries:
+            for off in AREA:
+                m = monasteries.get(p + off)
+                if m is not None:
+                    cache.pop(m, None)
 
         frontier = self._frontier
         frontier.pop(p, None)
         code = tile.edge_code[rot]
         ports = tile.ports[rot]
         find = self._find
-        open_ = self._open
-        occupants = self._occupants
+        types = self._tile_type
+        rots = self._tile_rot
+        closed: list[int] = []
         for d in range(4):
             q = p + DELTAS[d]
             j = board.get(q)
@@ -846,31 +910,71 @@ class Game:
                         _place_actions_at(q)
                 frontier[q] = req | (((code >> (2 * d)) & 3) << (2 * d2))
                 continue
-            jbase = self._tile_base[j]
-            theirs = self._tile_type[j].ports[self._tile_rot[j]][d2]
+            jbase = tile_base[j]
+            theirs = types[j].ports[rots[j]][d2]
             mine = ports[d]
-            if mine[0] >= 0:
+            m = mine[0]
+            if m >= 0:
                 a = find(jbase + theirs[0])
-                b = find(base + mine[0])
+                b = find(base + m)
+                if cache:
+                    cache.pop(a, None)
                 if a != b:
                     parent[b] = a
                     open_[a] += open_[b]
-                    self._tiles[a] |= self._tiles[b]
-                    self._pennants[a] += self._pennants[b]
+                    tiles[a] |= tiles[b]
+                    pennants[a] += pennants[b]
                     occupants[a] += occupants[b]
                 open_[a] -= 2
-            for m, t in ((mine[1], theirs[2]), (mine[2], theirs[1])):
-                if m >= 0:
-                    a = find(jbase + t)
-                    b = find(base + m)
-                    if a != b:
-                        parent[b] = a
-                        occupants[a] += occupants[b]
-                        self._tiles[a] |= self._tiles[b]
-                        self._adj[a] |= self._adj[b]
+                if not open_[a] and kind[a] is _CITY:
+                    closed.append(a)  # final: a feature at 0 open edges takes no more merges (R19)
+            m = mine[1]
+            if m >= 0:
+                a = find(jbase + theirs[2])
+                b = find(base + m)
+                if a != b:
+                    if cache:
+                        cache.pop(a, None)
+                    parent[b] = a
+                    occupants[a] += occupants[b]
+                    tiles[a] |= tiles[b]
+                    adj[a] |= adj[b]
+            m = mine[2]
+            if m >= 0:
+                a = find(jbase + theirs[1])
+                b = find(base + m)
+                if a != b:
+                    if cache:
+                        cache.pop(a, None)
+                    parent[b] = a
+                    occupants[a] += occupants[b]
+                    tiles[a] |= tiles[b]
+                    adj[a] |= adj[b]
+        for root in closed:
+            self._close_city(root)
         for hook in self._placed_hooks:
             hook(self, p, tile)
         return idx
+
+    def _close_city(self, root: int) -> None:
+        """Record the city rooted at ``root``, just completed, in the completed-city masks."""
+        find = self._find
+        kind = self._kind
+        tile_base = self._tile_base
+        types = self._tile_type
+        mask = 0
+        tiles = self._tiles[root]
+        while tiles:
+            low = tiles & -tiles
+            i = low.bit_length() - 1
+            tiles ^= low
+            base = tile_base[i]
+            for node in range(base, base + types[i].segment_count):
+                if kind[node] is _CITY and find(node) == root:
+                    mask |= 1 << node
+        self._closed_nodes |= mask
+        self._closed_cities = (*self._closed_cities, mask)
+        self._value_cache.clear()  # the fields bordering this city are worth more
 
     def _completions(self, idx: int) -> list[int]:
         """Roots of the features that tile ``idx`` completes (R19, R20, R22)."""
@@ -878,9 +982,13 @@ class Game:
         base = self._tile_base[idx]
         out: list[int] = []
         open_ = self._open
-        for s, kind in enumerate(tile.segment_kinds):
-            if kind <= _ROAD:
-                root = self._find(base + s)
+        slots = _EDGE_SLOTS.get(tile.index)
+        if slots is None:
+            slots = _EDGE_SLOTS[tile.index] = tuple(s for s, k in enumerate(tile.segment_kinds) if k <= _ROAD)
+        if slots:
+            find = self._find
+            for s in slots:
+                root = find(base + s)
                 if open_[root] == 0 and root not in out:
                     out.append(root)
         monasteries = self._monasteries
@@ -889,8 +997,13 @@ class Game:
             p = self._tile_pos[idx]
             for off in AREA:
                 m = monasteries.get(p + off)
-                if m is not None and all(p + off + d in board for d in RING):
-                    out.append(m)
+                if m is not None:
+                    q = p + off
+                    for d in RING:
+                        if q + d not in board:
+                            break
+                    else:
+                        out.append(m)
         return out
 
     # ------------------------------------------------------------------ turn flow
@@ -937,12 +1050,13 @@ class Game:
             tile = pile[self._drawn]
             self._drawn += 1
             self._remaining[tile.index] -= 1
-            legal = self._placements(tile)
-            if legal:
-                self._tile = tile
-                self._phase = Phase.PLACE
-                self._legal = legal
-                return
+            fits = tile.fits
+            for req in self._frontier.values():
+                if fits[req]:  # placeable: its legal list is built when asked for (search lines rarely ask)
+                    self._tile = tile
+                    self._phase = Phase.PLACE
+                    self._legal = None
+                    return
             self._discarded.append(tile)
         self._end_game()
 
@@ -968,15 +1082,10 @@ class Game:
             return final_value(kind, 1 + sum(p + d in self._board for d in RING), 0)
         if kind is not _FIELD:
             return final_value(kind, self._tiles[root].bit_count(), self._pennants[root])
-        cities = set()
-        bits = self._adj[root]
-        while bits:
-            low = bits & -bits
-            city = self._find(low.bit_length() - 1)
-            if self._open[city] == 0:
-                cities.add(city)
-            bits ^= low
-        return field_value(len(cities))
+        bits = self._adj[root] & self._closed_nodes
+        if not bits:
+            return 0
+        return field_value(sum(1 for mask in self._closed_cities if mask & bits))
 
     # ------------------------------------------------------------------ hidden information and evaluation
     def determinize(self, rng: np.random.Generator) -> Game:
@@ -992,8 +1101,9 @@ class Game:
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         g = self.clone()
         drawn = g._drawn
-        unseen = g._pile[drawn:]
-        g._pile[drawn:] = [unseen[i] for i in rng.permutation(len(unseen))]
+        pile = g._pile
+        unseen = pile[drawn:]
+        g._pile = pile[:drawn] + [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
         g._seed = None
         return g
 
@@ -1012,18 +1122,71 @@ class Game:
     def scores_if_ended_now(self) -> tuple[int, ...]:
         """Each player's score if the game ended at this moment; the game itself is untouched.
 
-        On a copy: the features completed by this turn's tile that have not scored yet score as in
-        T5 (R22–R25, after the expansions' ``before_scoring``, e.g. R64; between T2 and T5 this is
-        the turn finished with the choices made so far), then the end-game scoring of R27–R29 applies to every follower
+        The features completed by this turn's tile that have not scored yet score as in T5
+        (R22–R25, after the expansions' ``before_scoring``; between T2 and T5 this is the turn
+        finished with the choices made so far), then the end-game scoring of R27–R29 applies to every follower
         left on the board. After the game it is :attr:`scores`. This is the evaluation greedy and
         search agents use.
+
+        It is computed from the feature totals at the roots, without copying the game or playing
+        the end out (see :meth:`_end_now`); ``tests/test_engine_end_now.py`` checks it against
+        actually finishing a copy of the game.
         """
         if self._phase is Phase.GAME_OVER:
             return tuple(self._scores)
-        g = self.clone()
-        g._score_completed()
-        g._end_game()
-        return tuple(g._scores)
+        return tuple(self._end_now(None))
+
+    def scores_if_ended_after(self, action: Action) -> tuple[int, ...]:
+        """:meth:`scores_if_ended_now` of the game after the current player plays ``action``, an
+        action that ends the turn (T3: PASS, DEPLOY, an expansion's choice; T4: its answer), for a
+        search that values a turn's last choice by its end-now scores. The game itself is untouched.
+
+        Without a copy for PASS, for a DEPLOY (counted as a follower on its segment for this turn's
+        pending scoring, where a ``before_scoring`` hook sees it too, and the end-game scoring) and
+        for an expansion's :attr:`~.expansion.Expansion.neutral_endings` when no ``before_scoring``
+        hook runs this turn. Other actions are played on a copy. An illegal action raises
+        :class:`IllegalActionError`; one that does not end the turn ValueError.
+        """
+        kind = action[0]
+        phase = self._phase
+        if kind == ActionKind.PASS and phase is Phase.ACTION:
+            return self.scores_if_ended_now()
+        if (kind in self._neutral_endings and action in self.legal_actions()
+                and not (self._completed and self._scoring_hooks)):
+            return self.scores_if_ended_now()
+        if kind != ActionKind.DEPLOY or phase is not Phase.ACTION:
+            after = self.clone()
+            after.apply(action)
+            if not after.is_over and after._current == self._current:
+                raise ValueError(f"scores_if_ended_after: {action} does not end the turn")
+            return after.scores_if_ended_now()
+        _, x, y, slot = action
+        if (x, y) != unpack(self._tile_pos[-1]) or not 0 <= slot < self._tile_type[-1].segment_count:
+            raise IllegalActionError(f"{action}: not a segment of the tile just placed (R14)")
+        player = self._current
+        node = self._tile_base[-1] + slot
+        root = self._find(node)
+        if self._supply[player] == 0 or self._occupants[root]:
+            raise IllegalActionError(f"{action}: not a legal DEPLOY (R15, R2)")
+        completed = self._completed
+        if completed and (self._scoring_hooks or root in completed):  # this turn's scoring sees it
+            followers = self._followers
+            followers[node] = player  # as _apply_deploy puts it (last in the dict), taken off below
+            self._occupants[root] += 1
+            try:
+                return tuple(self._end_now(None, use_memo=False))
+            finally:
+                del followers[node]
+                self._occupants[root] -= 1
+        # Otherwise the follower changes only the end-game scoring, of its own feature, which holds
+        # no other follower (R15): the end-now scores plus that feature's value for the player.
+        scores = self._end_now(None)
+        cache = self._value_cache
+        value = cache.get(root)
+        if value is None:
+            value = cache[root] = self._final_value(root)
+        scores[player] += value
+        return tuple(scores)
 
     def end_now_events(self) -> tuple[ScoreEvent, ...]:
         """The score changes that :meth:`scores_if_ended_now` adds to :attr:`scores`, as score-log
@@ -1032,32 +1195,191 @@ class Game:
         end-now value broken down by player and reason (a value function's features)."""
         if self._phase is Phase.GAME_OVER:
             return ()
-        g = self.clone()
-        g._score_log = []
-        g._score_completed()
-        g._end_game()
-        return tuple(g._score_log)
+        events: list[ScoreEvent] = []
+        self._end_now(events)
+        return tuple(events)
+
+    def end_now_breakdown(self) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...]]:
+        """:meth:`scores_if_ended_now`, and each player's end-game points (R27–R29, the ``final``
+        events of :meth:`end_now_events`) by feature kind, indexed by :class:`SegmentKind` (city,
+        road, field, monastery): the sums of those events, without making them (a value
+        function's features at every leaf of a search). After the game: the scores and zeros."""
+        n = self._config.players
+        if self._phase is Phase.GAME_OVER:
+            return tuple(self._scores), ((0, 0, 0, 0),) * n
+        by_kind = [[0, 0, 0, 0] for _ in range(n)]
+        scores = self._end_now(None, by_kind)
+        return tuple(scores), tuple((k[0], k[1], k[2], k[3]) for k in by_kind)
+
+    def _end_now(
+        self, events: list[ScoreEvent] | None, by_kind: list[list[int]] | None = None, *, use_memo: bool = True
+    ) -> list[int]:
+        """The scores if the game ended now, read off the union-find roots of the live game.
+
+        Exactly what ``_score_completed`` then ``_end_game`` would do to a copy, in the same order
+        (so ``events``, when given, receives the same score-log events): the ``before_scoring``
+        hooks run on this game with its scores and score log swapped for scratch ones (the hook
+        contract: they change nothing but scores, through ``add_score``, as every hook of this
+        package does);
+        the completed features with followers score their completed value and are then left out;
+        every other feature with followers scores its end-game value (R27–R29), added to
+        ``by_kind[player][kind]`` too when given. Nothing of the game changes: followers are
+        counted, not removed.
+
+        ``_final_memo`` keeps that end-game part (points per player) for the plain scores (no
+        ``events``, no ``by_kind``): invariant, when not None it is the end-game part of the game as
+        it stands; everything that changes followers, features or this turn's completed features
+        resets it (``apply``, ``_put_tile``, ``remove_follower``, ``GameSetup``). ``use_memo=False``
+        while a follower is put in for a what-if (:meth:`scores_if_ended_after`).
+        """
+        scores = self._scores.copy()
+        find = self._find
+        followers = self._followers
+        n = self._config.players
+        completed = self._completed
+        done: set[int] = set()
+        if completed:
+            if self._scoring_hooks:
+                saved_scores, saved_log = self._scores, self._score_log
+                self._scores, self._score_log = scores, events
+                try:
+                    for hook in self._scoring_hooks:
+                        hook(self, completed)
+                finally:
+                    self._scores, self._score_log = saved_scores, saved_log
+            occupants = self._occupants
+            if any(occupants[r] for r in completed):
+                counts = majority_counts(followers, find, completed, n)
+                legacy = self._config.legacy_small_city
+                for root, tc in counts.items():
+                    points = completed_value(
+                        self._kind[root], self._tiles[root].bit_count(), self._pennants[root], legacy_small_city=legacy
+                    )
+                    if events is None:
+                        award(scores, tc, points)
+                    else:
+                        self._award_into(scores, events, tc, points, root, False)
+                done = set(counts)
+        plain = use_memo and events is None and by_kind is None
+        if plain:
+            memo = self._final_memo
+            if memo is None:
+                memo = self._final_memo = self._final_part(done)
+            for p in range(n):
+                scores[p] += memo[p]
+            return scores
+        on: dict[int, list[int]] = {}
+        parent = self._parent
+        for segment, owner in followers.items():
+            root = parent[segment]
+            if parent[root] != root:
+                root = find(segment)
+            if root in done:
+                continue
+            c = on.get(root)
+            if c is None:
+                c = on[root] = [0] * n
+            c[owner] += 1
+        cache = self._value_cache
+        for root, c in on.items():
+            value = cache.get(root)
+            if value is None:
+                value = cache[root] = self._final_value(root)
+            if not value:
+                continue  # scores nothing, logs nothing
+            if by_kind is not None:
+                best = max(c)
+                kind = self._kind[root]
+                for p, k in enumerate(c):
+                    if k == best:
+                        scores[p] += value
+                        by_kind[p][kind] += value
+            elif events is not None:
+                self._award_into(scores, events, c, value, root, True)
+            elif n == 2:
+                a, b = c
+                if a >= b:
+                    scores[0] += value
+                if b >= a:
+                    scores[1] += value
+            else:
+                award(scores, c, value)
+        return scores
+
+    def _final_part(self, done: set[int]) -> list[int]:
+        """The end-game points (R27–R29) per player of the features with followers, but ``done``."""
+        n = self._config.players
+        out = [0] * n
+        on: dict[int, list[int]] = {}
+        parent = self._parent
+        find = self._find
+        for segment, owner in self._followers.items():
+            root = parent[segment]
+            if parent[root] != root:
+                root = find(segment)
+            if root in done:
+                continue
+            c = on.get(root)
+            if c is None:
+                c = on[root] = [0] * n
+            c[owner] += 1
+        cache = self._value_cache
+        for root, c in on.items():
+            value = cache.get(root)
+            if value is None:
+                value = cache[root] = self._final_value(root)
+            if value:
+                award(out, c, value)
+        return out
+
+    def _award_into(
+        self, scores: list[int], events: list[ScoreEvent], counts: Sequence[int], value: int, root: int, final: bool
+    ) -> None:
+        """:func:`~.scoring.award` into ``scores``, appending to ``events`` each score it changed
+        (as :meth:`_award_logged` logs the game's own scores: one event per player with the most
+        followers, in seat order; none when ``value`` is 0)."""
+        if not value:
+            return
+        best = max(counts)
+        x, y = unpack(self._tile_pos[self._node_tile[root]])
+        reason = _FEATURE_REASONS[self._kind[root]]
+        turn = self._turn
+        for p, k in enumerate(counts):
+            if k == best:
+                scores[p] += value
+                events.append(ScoreEvent(turn, p, value, reason, x, y, final))
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
         """An independent copy: shallow copies of the flat state lists and dicts.
 
         The copy keeps the true order of the pile; use :meth:`determinize` for a copy that does not
-        know the future.
+        know the future. The pile list is shared with the copy: nothing changes a game's pile in
+        place (``determinize`` gives its copy a new list), so sharing it is invisible. So is the
+        board group (:data:`_BOARD_GROUP`), copy-on-write: both games share it until one of them
+        puts a tile, which search lines that only make a turn's choices after the placement never do.
         """
         g = Game.__new__(Game)
         d = self.__dict__
-        g.__dict__.update(d)
-        for name in (
-            "_pile", "_remaining", "_discarded", "_board", "_tile_pos", "_tile_type", "_tile_rot",
-            "_tile_base", "_frontier", "_monasteries", "_parent", "_kind", "_node_tile", "_open",
-            "_tiles", "_pennants", "_occupants", "_adj", "_followers", "_supply", "_scores",
-            "_completed", "_history",
-        ):
-            g.__dict__[name] = d[name].copy()
-        g._ext = {k: v.copy() for k, v in self._ext.items()}
-        if self._score_log is not None:
-            g._score_log = self._score_log.copy()
+        gd = g.__dict__
+        gd.update(d)
+        d["_cow"] = gd["_cow"] = True
+        gd["_remaining"] = d["_remaining"].copy()
+        gd["_discarded"] = d["_discarded"].copy()
+        gd["_occupants"] = d["_occupants"].copy()
+        gd["_followers"] = d["_followers"].copy()
+        gd["_supply"] = d["_supply"].copy()
+        gd["_scores"] = d["_scores"].copy()
+        gd["_completed"] = d["_completed"].copy()
+        gd["_history"] = d["_history"].copy()
+        ext = d["_ext"]
+        if ext:
+            gd["_ext"] = {k: v.copy() for k, v in ext.items()}
+        else:
+            gd["_ext"] = {}
+        log = d["_score_log"]
+        if log is not None:
+            gd["_score_log"] = log.copy()
         return g
 
     # ------------------------------------------------------------------ saving, loading, records (.persistence)

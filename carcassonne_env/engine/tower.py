@@ -227,6 +227,9 @@ class TowerExpansion(Expansion):
         {ActionKind.FLOOR, ActionKind.TOWER_TOP, ActionKind.CAPTURE, ActionKind.NO_CAPTURE, ActionKind.RANSOM}
     )
     decision_kinds = frozenset({ActionKind.CAPTURE, ActionKind.NO_CAPTURE})
+    #: a tower top holds a follower off the segments and NO_CAPTURE changes nothing: the end-now
+    #: scores stand (a meeple watchtower, a ``before_scoring`` hook, may count a tower top)
+    neutral_endings = frozenset({ActionKind.TOWER_TOP, ActionKind.NO_CAPTURE})
 
     def __init__(self, config: GameConfig, catalogue: TileCatalogue) -> None:
         super().__init__(config, catalogue)

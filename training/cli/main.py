@@ -239,7 +239,8 @@ def _parser() -> argparse.ArgumentParser:
                                     f"{', '.join(EVALUATION_LADDER)} on the 2-player tower variant "
                                     f"({', '.join(EVALUATION_EXPANSIONS)}), seeds 0..SEEDS-1 in both seats, "
                                     "Elo with random = 0. Every agent is seeded from the game seed, so two "
-                                    "users' figures are comparable.")
+                                    "users' figures are comparable. With --backend process, --workers defaults to "
+                                    "the free cores (the cores less the load average).")
     ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
     ev.add_argument("--seeds", type=argtypes.count, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
@@ -433,6 +434,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             specs = list(dict.fromkeys([args.spec, *EVALUATION_LADDER]))
             args.out = args.out or Path("runs") / ("evaluate-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec))
             config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
+            if args.workers is None and args.backend == "process":
+                from training.sb3.threads import free_cores
+
+                args.workers = free_cores()  # evaluate's default: every free core (tournament's is 1)
             _tournament(args, specs, "round_robin", 2, args.seeds, config, "random")
         else:
             _bench(args, rest)
