@@ -1268,25 +1268,7 @@ class Game:
             for p in range(n):
                 scores[p] += memo[p]
             return scores
-        on: dict[int, list[int]] = {}
-        parent = self._parent
-        for segment, owner in followers.items():
-            root = parent[segment]
-            if parent[root] != root:
-                root = find(segment)
-            if root in done:
-                continue
-            c = on.get(root)
-            if c is None:
-                c = on[root] = [0] * n
-            c[owner] += 1
-        cache = self._value_cache
-        for root, c in on.items():
-            value = cache.get(root)
-            if value is None:
-                value = cache[root] = self._final_value(root)
-            if not value:
-                continue  # scores nothing, logs nothing
+        for root, c, value in self._followed_values(done):
             if by_kind is not None:
                 best = max(c)
                 kind = self._kind[root]
@@ -1306,10 +1288,10 @@ class Game:
                 award(scores, c, value)
         return scores
 
-    def _final_part(self, done: set[int]) -> list[int]:
-        """The end-game points (R27–R29) per player of the features with followers, but ``done``."""
+    def _followed_values(self, done: set[int]) -> list[tuple[int, list[int], int]]:
+        """``(root, followers per player, end-game value)`` of every feature with followers, but the
+        roots in ``done`` and those worth nothing (R27–R29; values cached in ``_value_cache``)."""
         n = self._config.players
-        out = [0] * n
         on: dict[int, list[int]] = {}
         parent = self._parent
         find = self._find
@@ -1324,12 +1306,20 @@ class Game:
                 c = on[root] = [0] * n
             c[owner] += 1
         cache = self._value_cache
+        out = []
         for root, c in on.items():
             value = cache.get(root)
             if value is None:
                 value = cache[root] = self._final_value(root)
             if value:
-                award(out, c, value)
+                out.append((root, c, value))
+        return out
+
+    def _final_part(self, done: set[int]) -> list[int]:
+        """The end-game points (R27–R29) per player of the features with followers, but ``done``."""
+        out = [0] * self._config.players
+        for _, c, value in self._followed_values(done):
+            award(out, c, value)
         return out
 
     def _award_into(
