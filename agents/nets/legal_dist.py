@@ -50,16 +50,19 @@ class LegalCategorical:
         N logits of each observation (only the legal ones are read)."""
         return LegalCategorical(_gather(full, self.legal.actions, self.legal.valid))
 
-    def slots(self, actions: th.Tensor) -> th.Tensor:
-        """The slot (B,) of each observation's action among its entries; :class:`ValueError` for an
-        action the distribution does not allow."""
+    def log_prob(self, actions: th.Tensor, strict: bool = True) -> th.Tensor:
+        """Log-probability (B,) of each observation's action. An action the distribution does not
+        allow is a :class:`ValueError`, or with ``strict=False`` gets the masked full categorical's
+        log-probability, ``OUTSIDE_CROP − logsumexp(logits)`` (RLlib's train batches hold such rows:
+        the extra timestep PPO appends to each episode chunk, left out of the loss by its mask)."""
         hit = (self.legal.actions == actions.long().reshape(-1, 1)) & self.legal.valid
-        if not bool(hit.any(1).all()):
+        allowed = hit.any(1)
+        if strict and not bool(allowed.all()):
             raise ValueError("log_prob of an action that is not allowed by the mask")
-        return hit.int().argmax(1)
-
-    def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        return self.log_p.gather(1, self.slots(actions)[:, None]).squeeze(1)
+        log_p = self.log_p.gather(1, hit.int().argmax(1, keepdim=True)).squeeze(1)
+        if strict:
+            return log_p
+        return th.where(allowed, log_p, OUTSIDE_CROP - self.legal.logits.logsumexp(-1))
 
     def entropy(self) -> th.Tensor:
         return -(self.log_p.exp() * self.log_p).sum(-1)

@@ -111,7 +111,7 @@ class _LegalDist(TorchDistribution):
         raise NotImplementedError("computed by LegalCategorical, not by torch.distributions")
 
     def logp(self, value: TensorType, **kwargs: Any) -> th.Tensor:
-        return self.categorical().log_prob(th.as_tensor(value))
+        return self.categorical().log_prob(th.as_tensor(value), strict=False)
 
     def entropy(self, **kwargs: Any) -> th.Tensor:
         return self.categorical().entropy()

@@ -20,7 +20,8 @@ What happens:
 4. **Checkpoints** every ``checkpoint_every`` iterations and at the end: RLlib algorithm
    checkpoints ``OUT/checkpoints/iter_NNNN`` and ``OUT/final``, each one an agent spec
    (``rllib:OUT/final``). Progress: one line per iteration on stdout and in ``OUT/progress.jsonl``
-   (env steps, env steps/s, mean episode return, losses), evaluations in ``OUT/evaluations.jsonl``.
+   (env steps, env steps/s, mean episode return, losses, the Ray nodes the EnvRunners sample on),
+   evaluations in ``OUT/evaluations.jsonl``.
 5. **Resume**: ``OUT/state.json`` names the last checkpoint and its iteration. ``--resume``
    restores the algorithm from it (weights, optimizer, counters), drops the progress and
    evaluation lines of iterations after it (lost with the interruption), and trains on to
@@ -211,9 +212,10 @@ def train(s: Settings) -> Path:
                 start = time.perf_counter()
                 result = algo.train()
                 row = _progress(iteration, result, time.perf_counter() - start)
+                row["sampling_nodes"] = _sampling_nodes(algo)
                 _append(out / "progress.jsonl", row)
-                print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
-                      flush=True)
+                print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {len(set(v))}" if isinstance(v, list)
+                               else f"{k} {v}" for k, v in row.items()), flush=True)
                 last = iteration == s.iterations
                 evaluate = s.eval_every > 0 and (last or iteration % s.eval_every == 0)
                 if last or evaluate or (s.checkpoint_every and iteration % s.checkpoint_every == 0):
@@ -254,6 +256,18 @@ def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[st
         "vf_loss": float(learner.get("vf_loss", float("nan"))),
         "entropy": float(learner.get("entropy", float("nan"))),
     }
+
+
+def _sampling_nodes(algo: Any) -> list[str]:
+    """The Ray node id of each sampling EnvRunner, sorted (the driver's node when it samples itself):
+    where the run's sampling lands on a cluster, after RLlib restarted any lost runner."""
+    import ray
+
+    def node(runner: Any) -> str:
+        return str(ray.get_runtime_context().get_node_id())
+
+    group = algo.env_runner_group
+    return sorted(group.foreach_env_runner(node, local_env_runner=group.num_remote_env_runners() == 0))
 
 
 def _evaluate(s: Settings, checkpoint: Path, iteration: int, out: Path) -> None:
