@@ -8,6 +8,7 @@ than one thread each, see training/sb3/threads.py). Set before any test imports 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,9 +57,9 @@ def ray_cluster() -> Iterator[Any]:
     try:
         cluster = Cluster(initialize_head=True, head_node_args=CLUSTER_NODE)
         ray.init(address=cluster.address, logging_level="warning")
-    except Exception as e:  # noqa: BLE001  (whatever stops Ray from starting here)
+    except Exception as e:  # whatever stops Ray from starting here
         message = f"RAY CANNOT START A MULTI-NODE CLUSTER HERE, the multi-node tests are skipped: {e!r}"
-        print(message)
+        warnings.warn(message, stacklevel=1)
         pytest.skip(message)
     try:
         yield cluster
