@@ -17,7 +17,7 @@ from agents import AgentSpecError, make_agent  # noqa: E402
 from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
 from carcassonne_env.engine import GameConfig  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
-from training.rllib.selfplay import Settings, train  # noqa: E402
+from training.rllib.selfplay import Settings, build_config, train  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
@@ -185,6 +185,21 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     assert b"training.rllib_module" in ctor.read_bytes()
     load_module.cache_clear()
     assert play_match(config, [f"rllib:{old}", "random"], seed=3).record == game.record
+
+
+@pytest.mark.xdist_group("ray")
+def test_the_threads_setting_reaches_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None) -> None:
+    """``--threads 2``: torch runs 2 threads in the driver, where the learner updates, and in the
+    EnvRunner's process (where Ray alone gives a runner of one CPU one thread)."""
+    s = Settings(env_runners=1, threads=2, window=11, train_batch=64, minibatch=32, epochs=1, **TINY)
+    algo = build_config(s).build_algo()
+    try:
+        runners = algo.env_runner_group.foreach_env_runner(lambda runner: th.get_num_threads(),
+                                                           local_env_runner=False)
+        assert runners == [2]
+        assert th.get_num_threads() == 2
+    finally:
+        algo.stop()
 
 
 def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:

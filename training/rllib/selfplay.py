@@ -13,7 +13,10 @@ What happens:
    shared policy (self-play), the network is the SB3 trainer's (:class:`~agents.nets.board_net.BoardNet`
    inside :class:`~agents.nets.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
-   driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer.
+   driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer. torch runs
+   ``threads`` threads in the driver and in each EnvRunner (0: the driver the free cores, at most
+   2, :func:`~training.sb3.threads.torch_threads`; an EnvRunner 1, its one CPU), set by the
+   config's callbacks, so wherever RLlib builds or rebuilds them.
 3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
    current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
    ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
@@ -31,6 +34,7 @@ What happens:
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -58,6 +62,9 @@ class Settings:
     """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
     envs_per_runner: int = 1
     """Envs each EnvRunner steps."""
+    threads: int = 0
+    """torch threads of the driver (the learner) and of each EnvRunner (0 = the driver: the free cores, at
+    most 2; an EnvRunner: 1)."""
     iterations: int = 20
     """Training iterations (each samples ``train_batch`` env steps, then updates)."""
     seed: int = 0
@@ -106,7 +113,7 @@ class Settings:
                      "eval_seeds", "eval_workers"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer",
                  getattr(self, name))
-        for name in ("env_runners", "blocks", "eval_every", "checkpoint_every", "seed"):
+        for name in ("env_runners", "threads", "blocks", "eval_every", "checkpoint_every", "seed"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0",
                  getattr(self, name))
         need(self.num_cpus is None or (is_int(self.num_cpus) and self.num_cpus >= 1), "num_cpus",
@@ -163,12 +170,34 @@ def build_config(s: Settings) -> Any:
             MODULE_ID: RLModuleSpec(module_class=CarcassonneRLModule, model_config=s.model_config()),
         }))
         .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
+        .callbacks(on_algorithm_init=functools.partial(_driver_threads, s.threads),
+                   on_environment_created=functools.partial(_runner_threads, s.threads or 1))
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
                   clip_param=s.clip_range)
         .debugging(seed=s.seed)
     )
+
+
+def _driver_threads(threads: int, **kwargs: Any) -> None:
+    """``on_algorithm_init``, in the driver once the algorithm is built: torch's threads there, where
+    the learner updates (and samples with no EnvRunners), :func:`~training.sb3.threads.torch_threads`."""
+    import torch
+
+    from training.sb3.threads import torch_threads
+
+    torch.set_num_threads(torch_threads(threads))
+
+
+def _runner_threads(threads: int, env_runner: Any, **kwargs: Any) -> None:
+    """``on_environment_created``, in every EnvRunner once its envs are made: torch's threads in a
+    remote EnvRunner's process (``worker_index`` ≥ 1); the driver's own EnvRunner (index 0) leaves
+    the driver's threads alone."""
+    if env_runner.worker_index:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 #: Settings a resumed run takes from ``OUT/settings.json`` (the problem and the learner); the
