@@ -13,7 +13,7 @@ import pytest
 from conftest import CLUSTER_NODE
 
 from carcassonne_env.engine import GameConfig
-from training.arena.backends import make_backend, ray_tasks
+from training.arena.backends import Backend, make_backend, ray_tasks
 from training.arena.schedule import Fixture
 from training.arena.tournament import GAMES_FILE, Settings, run
 
@@ -93,3 +93,42 @@ def test_training_samples_on_every_node_survives_losing_one_and_resumes_from_its
     assert progress[3]["env_steps"] >= progress[2]["env_steps"] + 64  # the counters go on from the checkpoint
     assert set(progress[3]["sampling_nodes"]) == {head, replacement.node_id}
     assert json.loads((out / "state.json").read_text())["iteration"] == 4
+
+
+@pytest.mark.xdist_group("ray")
+def test_the_afterstate_trainer_plays_its_self_play_games_on_every_node(
+    ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, one_torch_thread: None
+) -> None:
+    """``carcassonne train afterstate --backend ray --address CLUSTER``: every tournament of the run
+    (ratings, self-play, gate) is played by the Ray back-end on that cluster, a generation's
+    self-play games on both nodes, and the run finishes: generations 0 and 1 rated, its state at
+    the end."""
+    import ray
+
+    from training.afterstate import value_iteration
+
+    worker = ray_cluster.add_node(**CLUSTER_NODE)
+    ray_cluster.wait_for_nodes()
+    backends: list[tuple[str, str | None]] = []
+    self_play_nodes: set[str] = set()
+
+    def on_node(fixture: Fixture, node: str) -> None:
+        if len(set(fixture.seats)) == 1:  # self-play (the best in every seat); gates and ratings pit two agents
+            self_play_nodes.add(node)
+
+    def recording(name: str, address: str | None = None) -> Backend:
+        backends.append((name, address))
+        return functools.partial(ray_tasks, address=address, on_node=on_node)
+
+    monkeypatch.setattr(value_iteration, "make_backend", recording)
+    out = tmp_path / "run"
+    value_iteration.main(["quick", "--expansions", "--games-per-generation", "4", "--gate-seeds", "1",
+                          "--anchor-seeds", "1", "--anchors", "random", "--epochs", "2", "--generations", "1",
+                          "--workers", "2", "--backend", "ray", "--address", ray_cluster.address, "--no-progress",
+                          "--out", str(out)])
+    assert set(backends) == {("ray", ray_cluster.address)}
+    assert self_play_nodes == {ray.get_runtime_context().get_node_id(), worker.node_id}
+    state = json.loads((out / "state.json").read_text())
+    assert (state["generation"], state["step"]) == (2, "play")  # past generation 1: the run is done
+    assert [h["generation"] for h in state["history"]] == [0, 1]
+    assert len((out / "gen_001" / "self_play" / GAMES_FILE).read_text().splitlines()) == 4
