@@ -161,21 +161,22 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
     notes: list[str] = []
     places = {(f.seed, f.seats): f for f in settings.fixtures() if is_ladder_game(f.seats, ladder)}
     best: list[dict[str, Any]] = []
+    source = SHIPPED
     caches = sorted(cache_dir().glob(f"ladder-{mine.key}-*.jsonl.gz"))
     for path in [SHIPPED, *caches]:
         games, why = _read(path, ladder, settings.seeds, mine)
         if why and path == SHIPPED:
-            notes.append(f"{path} is not used: {why}; the ladder's games are played here and stored in "
-                         f"{cache_dir()} (the shipped file is rewritten by: carcassonne evaluate random "
-                         f"--store-ladder {SHIPPED})")
+            notes.append(f"{path} is not used: {why}; the ladder's games come from the cache {cache_dir()}, or are "
+                         f"played here and stored there (the shipped file is rewritten by: carcassonne evaluate "
+                         f"random --store-ladder {SHIPPED})")
         if len(games) > len(best):
-            best = games
+            best, source = games, path
         if len(best) == len(places):
             break
     placed = [{**g, "index": f.index, "group": f.group} for g in best
               if (f := places.get((g["seed"], tuple(g["seats"])))) is not None]
     if placed:
-        notes.append(f"the ladder's games among themselves: {len(placed)} of {len(places)} from the store "
+        notes.append(f"the ladder's games among themselves: {len(placed)} of {len(places)} from the store {source} "
                      f"(played once by this code: {mine.key})")
     return placed, notes
 
