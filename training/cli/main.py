@@ -131,7 +131,8 @@ def _add_faults(p: argparse.ArgumentParser) -> None:
                    help="seconds an agent may take per decision; the agents then run in a child process per game "
                         "that is stopped when one takes longer, and that agent forfeits (default: no limit)")
     p.add_argument("--allow-changed-agents", action="store_true",
-                   help="--resume although an agent or model file named in a SPEC changed since the start")
+                   help="--resume although an agent or model file named in a SPEC (or, for evaluate, the engine's or "
+                        "the agents' code) changed since the start")
 
 
 def _add_variant(p: argparse.ArgumentParser) -> None:
@@ -143,9 +144,10 @@ def _add_variant(p: argparse.ArgumentParser) -> None:
                         "(README, 'Rules')")
 
 
-def _add_backend(p: argparse.ArgumentParser) -> None:
+def _add_backend(p: argparse.ArgumentParser, process_workers: str = "1") -> None:
     p.add_argument("--workers", type=argtypes.count, help="parallel games: worker processes, or the cores of the local "
-                   "Ray (default: 1 for process; for ray all cores, or every CPU of the --address cluster)")
+                   f"Ray (default: {process_workers} for process; for ray all cores, or every CPU of the --address "
+                   "cluster)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
                    "this machine or Ray tasks, on a local Ray or the cluster at --address (default process; ray "
                    "needs the ray extra)")
@@ -246,7 +248,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
     ev.add_argument("--seeds", type=argtypes.count, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
-    _add_backend(ev)
+    _add_backend(ev, "the free cores")
     ev.add_argument("--out", type=_directory, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
     ev.add_argument("--store-ladder", type=_suffixed(".gz"), metavar="FILE", help="also write the ladder's games "
