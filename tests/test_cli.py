@@ -189,3 +189,16 @@ def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_
     assert len(list((tmp_path / "cache").glob(f"ladder-{other.key}-1.jsonl.gz"))) == 1
     assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--resume", *common]) == 2
     assert "played by another version of the engine or agents" in capsys.readouterr().err
+
+
+def test_the_shipped_store_holds_the_ladder_at_the_default_seeds() -> None:
+    import gzip
+
+    from training.arena import ladder
+    from training.arena.tournament import Settings
+
+    with gzip.open(ladder.SHIPPED, "rt", encoding="utf-8") as f:
+        header = json.loads(f.readline())
+    seeds = _parser().parse_args(["evaluate", "random"]).seeds
+    wanted = Settings(agents=ladder.LADDER, seeds=seeds, config=ladder.ladder_config().to_dict())
+    assert Settings.from_dict(header["settings"]) == wanted  # rewrite it: docs/tournament.md, evaluate
