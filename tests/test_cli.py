@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,3 +116,89 @@ def test_play_prints_the_board_and_writes_frames(tmp_path: Path, capsys: pytest.
     same_game = play_match(GameConfig(players=2), ["random", "random"], seed=3)  # play seeds agents the same way
     assert len(frames) == same_game.record.replay().turn + 1  # one picture per turn
     assert frames[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------------------ evaluate: the stored ladder games
+def _without_timings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in g.items() if k not in ("seconds", "max_seconds")} for g in games]
+
+
+def _games(out: Path) -> list[dict[str, Any]]:
+    return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()),
+                  key=lambda g: int(g["index"]))
+
+
+@pytest.fixture
+def small_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A cheap ladder (random, greedy:fast=1), an empty cache in ``tmp_path`` and no shipped store;
+    the spec of an instant candidate (the first legal action)."""
+    from training.arena import ladder
+
+    monkeypatch.setattr(ladder, "LADDER", ("random", "greedy:fast=1"))
+    monkeypatch.setattr(ladder, "SHIPPED", tmp_path / "shipped.jsonl.gz")
+    monkeypatch.setenv("CARCASSONNE_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "first.py").write_text(USER_AGENT)
+    return f"{tmp_path / 'first.py'}:FirstLegal"
+
+
+def test_evaluate_with_stored_ladder_games_reports_what_the_full_round_robin_reports(
+        small_ladder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["--seeds", "2", "--workers", "1", "--no-progress"]
+    # a ladder member as candidate: every game is a ladder game; played here, then stored in the cache
+    assert main(["evaluate", "random", "--out", str(tmp_path / "ladder"), *common]) == 0
+    assert "stored the ladder's games in" in capsys.readouterr().err
+    assert len(list((tmp_path / "cache").glob("ladder-*-2.jsonl.gz"))) == 1
+    ladder_games = {(g["seed"], tuple(g["seats"])): g for g in _games(tmp_path / "ladder")}
+    assert len(ladder_games) == 4
+
+    assert main(["evaluate", small_ladder, "--out", str(tmp_path / "cached"), *common]) == 0
+    assert "4 of 4 from the store" in capsys.readouterr().err
+    assert main(["tournament", small_ladder, "random", "greedy:fast=1", "--anchor", "random",
+                 "--out", str(tmp_path / "full"), *common]) == 0
+    cached, full = _games(tmp_path / "cached"), _games(tmp_path / "full")
+    assert len(cached) == 12 and _without_timings(cached) == _without_timings(full)
+    for g in cached:  # the ladder's games were taken from the store, not played again
+        if small_ladder not in g["seats"]:
+            assert g["seconds"] == ladder_games[g["seed"], tuple(g["seats"])]["seconds"]
+    reports = [json.loads((tmp_path / d / "summary.json").read_text()) for d in ("cached", "full")]
+    for key in ("ratings", "pairings", "games", "anchor", "settings"):
+        assert reports[0][key] == reports[1][key], key
+    assert (tmp_path / "cached" / "ratings.csv").read_text() == (tmp_path / "full" / "ratings.csv").read_text()
+    assert (tmp_path / "cached" / "pairings.csv").read_text() == (tmp_path / "full" / "pairings.csv").read_text()
+
+
+def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_versions(
+        small_ladder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from training.arena import ladder
+
+    common = ["--seeds", "1", "--workers", "1", "--no-progress"]
+    shipped = tmp_path / "shipped.jsonl.gz"
+    assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--store-ladder", str(shipped), *common]) == 0
+    assert shipped.exists()
+    assert main(["evaluate", "random", "--out", str(tmp_path / "b"), *common]) == 0
+    assert "2 of 2 from the store" in capsys.readouterr().err  # the shipped store, current
+
+    mine = ladder.fingerprint()
+    other = ladder.Fingerprint("0" * 64, mine.python, "0.0")
+    monkeypatch.setattr(ladder, "fingerprint", lambda: other)
+    assert main(["evaluate", "random", "--out", str(tmp_path / "c"), *common]) == 0
+    err = capsys.readouterr().err
+    assert f"{shipped} is not used: its games were played by other engine or agent code, numpy {mine.numpy} " \
+           "(this is 0.0)" in err
+    assert "from the store" not in err and "stored the ladder's games in" in err  # played anew, stored for `other`
+    assert len(list((tmp_path / "cache").glob(f"ladder-{other.key}-1.jsonl.gz"))) == 1
+    assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--resume", *common]) == 2
+    assert "played by another version of the engine or agents" in capsys.readouterr().err
+
+
+def test_the_shipped_store_holds_the_ladder_at_the_default_seeds() -> None:
+    import gzip
+
+    from training.arena import ladder
+    from training.arena.tournament import Settings
+
+    with gzip.open(ladder.SHIPPED, "rt", encoding="utf-8") as f:
+        header = json.loads(f.readline())
+    seeds = _parser().parse_args(["evaluate", "random"]).seeds
+    wanted = Settings(agents=ladder.LADDER, seeds=seeds, config=ladder.ladder_config().to_dict())
+    assert Settings.from_dict(header["settings"]) == wanted  # rewrite it: docs/tournament.md, evaluate

@@ -104,6 +104,26 @@ def test_resume_after_a_kill_completes_without_duplicates(tmp_path: Path, monkey
     assert _scores(cut) == _scores(full)
 
 
+def test_a_round_robin_of_three_resumes_and_takes_given_games_as_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents import RandomAgent, spec
+
+    monkeypatch.setitem(spec._REGISTRY, "tests_b", lambda seed: RandomAgent(seed + 1))
+    monkeypatch.setitem(spec._REGISTRY, "tests_c", lambda seed: RandomAgent(seed + 2))
+    settings = Settings(agents=("random", "tests_b", "tests_c"), seeds=1, config=BASE_2P)
+    full, part = tmp_path / "full", tmp_path / "part"
+    run(settings, full, progress=False)
+    games = load_games(full)
+    given = [g for g in games if "random" not in g["seats"]]  # games without the first agent
+    run(settings, part, progress=False, given=given[:1], code="v1")
+    run(settings, part, resume=True, progress=False, given=given, code="v1")  # resumes past the first agent's absence
+    assert _scores(part) == _scores(full)
+    kept = {g["index"]: g for g in load_games(part)}
+    assert kept[given[0]["index"]] == given[0]  # a given game is kept as it is (timings too), not played again
+    with pytest.raises(TournamentError, match="another version of the engine or agents"):
+        run(settings, part, resume=True, progress=False, code="v2")
+
+
 class LastLegal:
     """Always the last legal action: it loses to random (it mostly keeps the last rotation)."""
 

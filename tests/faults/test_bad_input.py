@@ -108,6 +108,7 @@ T = ["tournament", "random", "greedy", "--seeds", "1", "--expansions", "", "--no
     (["evaluate", "random", "--backend", "x"], "--backend"),
     (["evaluate", "random", "--address", "auto"], "--address"),
     (["evaluate", "random", "--out", "@FILE"], "--out"),
+    (["evaluate", "random", "--store-ladder", "ladder.json"], "--store-ladder"),
     (["bench", "nope"], "target"),
     (["bench", "engine", "--games", "99999999999999999999"], "--games"),
     (["bench", "engine", "--seed", "abc"], "--seed"),

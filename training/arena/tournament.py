@@ -4,8 +4,10 @@ finished games, stop early on an SPRT decision.
 
 Files in the output directory (docs/tournament.md):
 
-* ``tournament.json``: the settings that define the schedule, and the SHA-256 of every agent file
-  named in a spec (``agent_files``); a resume must match them;
+* ``tournament.json``: the settings that define the schedule, the SHA-256 of every agent file
+  named in a spec (``agent_files``) and, when the run was given one, the ``code`` that plays the
+  games (an evaluation's :class:`~training.arena.ladder.Fingerprint` key; null once games of two
+  versions mixed); a resume must match them;
 * ``games.jsonl``: one finished game per line: ``index``, ``group``, ``seats``, ``seed``,
   ``scores``, ``ranks``, decision counts and seconds per seat, its replayable ``record``
   (:class:`~carcassonne_env.engine.GameRecord`) and, for a game an agent lost by failing, its
@@ -55,6 +57,7 @@ __all__ = [
     "iter_games",
     "load_games",
     "play_fixtures",
+    "played_by",
     "run",
     "single_threaded",
     "verify_game",
@@ -263,6 +266,12 @@ def _read_settings(out: Path) -> dict[str, Any]:
     return data
 
 
+def played_by(out: Path) -> str | None:
+    """The ``code`` recorded in ``out``'s ``tournament.json`` (None: none recorded, or mixed)."""
+    code = _read_settings(Path(out)).get("code")
+    return code if isinstance(code, str) else None
+
+
 def _settings_of(out: Path) -> Settings:
     data = _read_settings(out)
     try:
@@ -389,13 +398,16 @@ def load_games(out: Path, settings: Settings | None = None) -> list[dict[str, An
 
 
 # ------------------------------------------------------------------------------ the run
-def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: bool) -> list[dict[str, Any]]:
-    """Check ``out`` against ``settings``; the finished games to keep (rewritten whole, atomically)."""
+def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: bool,
+             given: Sequence[dict[str, Any]], code: str | None) -> list[dict[str, Any]]:
+    """Check ``out`` against ``settings`` and ``code``; the finished games to keep, with those of
+    ``given`` it lacks (rewritten whole, atomically)."""
     games_path = out / GAMES_FILE
     wanted = settings.to_json()
     files = agent_files(settings.agents)
     has_games = games_path.exists() and games_path.stat().st_size > 0
     games: list[dict[str, Any]] = []
+    versions: dict[str, str | None] = {"code": code} if code is not None else {}
     if has_games:
         if not resume:
             raise TournamentError(f"--out {out} already holds games; pass --resume to continue it or choose "
@@ -411,8 +423,15 @@ def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: 
             raise TournamentError(f"--resume: agent files changed since the tournament started: {', '.join(differ)}; "
                                   "its finished games were played by the old ones (pass --allow-changed-agents to "
                                   "continue anyway)")
+        if code is not None and previous.get("code") != code:
+            if not allow_changed_agents:
+                raise TournamentError(f"--resume: {out} holds games played by another version of the engine or "
+                                      "agents; start in a new directory (or pass --allow-changed-agents to mix them)")
+            versions = {"code": None}
         games = load_games(out, settings)
-    atomic_write_text(out / SETTINGS_FILE, dumps({**wanted, "agent_files": files}, indent=1) + "\n")
+    finished = {g["index"] for g in games}
+    games += [g for g in given if g["index"] not in finished]
+    atomic_write_text(out / SETTINGS_FILE, dumps({**wanted, "agent_files": files, **versions}, indent=1) + "\n")
     atomic_write_text(games_path, "".join(dumps(g, separators=(",", ":")) + "\n" for g in games))
     return games
 
@@ -420,11 +439,14 @@ def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: 
 def run(
     settings: Settings, out: Path, workers: int | None = 1, resume: bool = False, progress: bool = True,
     backend: Backend | None = None, *, on_error: str = "forfeit", allow_changed_agents: bool = False,
+    given: Sequence[dict[str, Any]] = (), code: str | None = None,
 ) -> Sprt | None:
     """Play every unfinished game of ``settings`` into ``out`` on ``backend`` (default: processes);
     the final SPRT state if one was asked. Holds ``out``'s lock for the run (module docstring).
     ``on_error``: ``forfeit`` (a failing agent loses its game) or ``stop`` (the run stops, naming the
-    game and seat); ``allow_changed_agents``: resume although an agent file changed."""
+    game and seat); ``allow_changed_agents``: resume although an agent file or ``code`` changed.
+    ``given``: games of the schedule played elsewhere, already checked (:func:`verify_game`), that
+    count as finished; ``code``: the version of the code that plays, recorded and checked on resume."""
     settings.check()
     if on_error not in ON_ERROR:
         raise TournamentError(f"on_error: must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
@@ -434,22 +456,23 @@ def run(
     except LockError as e:
         raise TournamentError(str(e)) from None
     try:
-        return _run(settings, out, workers, resume, progress, backend, on_error, allow_changed_agents)
+        return _run(settings, out, workers, progress, backend, on_error,
+                    _prepare(out, settings, resume, allow_changed_agents, given, code))
     finally:
         lock.release()
 
 
-def _run(settings: Settings, out: Path, workers: int | None, resume: bool, progress: bool, backend: Backend | None,
-         on_error: str, allow_changed_agents: bool) -> Sprt | None:
+def _run(settings: Settings, out: Path, workers: int | None, progress: bool, backend: Backend | None,
+         on_error: str, games: list[dict[str, Any]]) -> Sprt | None:
     fixtures = settings.fixtures()
-    games = _prepare(out, settings, resume, allow_changed_agents)
     finished = {g["index"] for g in games}
     todo = [f for f in fixtures if f.index not in finished]
     candidate = settings.agents[0]
     pair_scores: dict[int, list[float]] = {}
     penta = [0] * 5
-    for g in games:
-        _count_pair(pair_scores, penta, g["group"], g["seats"], g["ranks"], candidate)
+    if settings.sprt:  # a 2-agent match: every game is the candidate's
+        for g in games:
+            _count_pair(pair_scores, penta, g["group"], g["seats"], g["ranks"], candidate)
     state = sprt(penta, *settings.sprt) if settings.sprt else None
     if state is not None and state.decision:
         return state

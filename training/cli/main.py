@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from agents import AgentSpecError, make_agent
 from agents.compat import check_fits
@@ -21,19 +22,17 @@ from carcassonne_env import argtypes
 from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from carcassonne_env.play import PlayError
+from training.arena import ladder
 from training.arena.backends import BACKENDS, Backend, make_backend
 from training.arena.match import MatchError, agent_seed, play_out
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
-from training.arena.tournament import TournamentError
+from training.arena.tournament import Settings, TournamentError
 
 from . import play_human, train
 
-__all__ = ["EVALUATION_LADDER", "main"]
+__all__ = ["main"]
 
-#: The reference ladder of ``carcassonne evaluate``, on the 2-player tower variant, random = 0.
-EVALUATION_LADDER = ("random", "greedy", "mcts:sims=200")
-EVALUATION_EXPANSIONS = ("tower", "black_tower", "watchtowers")
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
               "afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
@@ -132,7 +131,8 @@ def _add_faults(p: argparse.ArgumentParser) -> None:
                    help="seconds an agent may take per decision; the agents then run in a child process per game "
                         "that is stopped when one takes longer, and that agent forfeits (default: no limit)")
     p.add_argument("--allow-changed-agents", action="store_true",
-                   help="--resume although an agent or model file named in a SPEC changed since the start")
+                   help="--resume although an agent or model file named in a SPEC (or, for evaluate, the engine's or "
+                        "the agents' code) changed since the start")
 
 
 def _add_variant(p: argparse.ArgumentParser) -> None:
@@ -144,9 +144,10 @@ def _add_variant(p: argparse.ArgumentParser) -> None:
                         "(README, 'Rules')")
 
 
-def _add_backend(p: argparse.ArgumentParser) -> None:
+def _add_backend(p: argparse.ArgumentParser, process_workers: str = "1") -> None:
     p.add_argument("--workers", type=argtypes.count, help="parallel games: worker processes, or the cores of the local "
-                   "Ray (default: 1 for process; for ray all cores, or every CPU of the --address cluster)")
+                   f"Ray (default: {process_workers} for process; for ray all cores, or every CPU of the --address "
+                   "cluster)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
                    "this machine or Ray tasks, on a local Ray or the cluster at --address (default process; ray "
                    "needs the ray extra)")
@@ -236,17 +237,23 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("evaluate", help="rate one agent against the reference ladder",
                         description="The reference benchmark: a round robin of SPEC and the ladder "
-                                    f"{', '.join(EVALUATION_LADDER)} on the 2-player tower variant "
-                                    f"({', '.join(EVALUATION_EXPANSIONS)}), seeds 0..SEEDS-1 in both seats, "
+                                    f"{', '.join(ladder.LADDER)} on the 2-player tower variant "
+                                    f"({', '.join(ladder.EXPANSIONS)}), seeds 0..SEEDS-1 in both seats, "
                                     "Elo with random = 0. Every agent is seeded from the game seed, so two "
-                                    "users' figures are comparable. With --backend process, --workers defaults to "
-                                    "the free cores (the cores less the load average).")
+                                    "users' figures are comparable. The ladder's games among themselves come "
+                                    "from a store of games played once by this code (shipped, or the user cache, "
+                                    "filled by the first evaluation that plays them); SPEC plays only its own. "
+                                    "With --backend process, --workers defaults to the free cores (the cores less "
+                                    "the load average).")
     ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
     ev.add_argument("--seeds", type=argtypes.count, default=100, help="tile orders per pairing, each played in both "
                     "seats (default 100: 200 games per pairing)")
-    _add_backend(ev)
+    _add_backend(ev, "the free cores")
     ev.add_argument("--out", type=_directory, help="output directory (default runs/evaluate-<SPEC>)")
     ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
+    ev.add_argument("--store-ladder", type=_suffixed(".gz"), metavar="FILE", help="also write the ladder's games "
+                    f"among themselves to FILE, a store like the shipped {ladder.SHIPPED.name} (rewrite that one "
+                    f"after changing the engine or agents: evaluate random --store-ladder {_shipped()})")
     _add_faults(ev)
     ev.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
@@ -336,27 +343,68 @@ def _replay(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-def _tournament(args: argparse.Namespace, specs: Sequence[str], mode: str, players: int, seeds: int,
-                config: GameConfig, anchor: str | None) -> None:
-    from training.arena.report import build_report, print_report, write_report
-    from training.arena.tournament import Settings, load_games, run
+def _settings(args: argparse.Namespace, specs: Sequence[str], mode: str, seeds: int, config: GameConfig) -> Settings:
+    """The tournament's settings, once every spec was built and checked against ``config`` (a bad spec
+    fails here, in one line, before any process starts)."""
+    from training.arena.tournament import Settings
 
     for spec in dict.fromkeys(specs):
-        agent = make_agent(spec, seed=0)  # a bad spec fails here, in one line, before any process starts
+        agent = make_agent(spec, seed=0)
         try:
             check_fits(agent, config, spec)
         except ValueError as e:
             raise AgentSpecError(str(e)) from None
-    settings = Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
-                        config=config.to_dict(), sprt=getattr(args, "sprt", None),
-                        move_time_limit=args.move_time_limit)
+    return Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
+                    config=config.to_dict(), sprt=getattr(args, "sprt", None), move_time_limit=args.move_time_limit)
+
+
+def _tournament(args: argparse.Namespace, settings: Settings, anchor: str | None,
+                given: Sequence[dict[str, Any]] = (), code: str | None = None) -> None:
+    """Run ``settings`` into ``--out`` (``given``, ``code``: :func:`training.arena.tournament.run`'s),
+    print the report and write its files."""
+    from training.arena.report import build_report, print_report, write_report
+    from training.arena.tournament import load_games, run
+
     state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress, backend=_backend(args),
-                on_error=args.on_error, allow_changed_agents=args.allow_changed_agents)
+                on_error=args.on_error, allow_changed_agents=args.allow_changed_agents, given=given, code=code)
+    specs = settings.agents
     anchor = anchor or ("random" if "random" in specs else specs[0])
     report = build_report(settings, load_games(args.out, settings), anchor, state)
     print_report(report)
     for path in write_report(report, args.out, settings):
         print(f"wrote {path}")
+
+
+def _shipped() -> str:
+    """The shipped store's path, relative to the working directory when it is below it."""
+    try:
+        return str(ladder.SHIPPED.relative_to(Path.cwd()))
+    except ValueError:
+        return str(ladder.SHIPPED)
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    """SPEC in a round robin with the ladder; the ladder's games among themselves from a store when one
+    has them, and stored in the user cache once this run has played them (:mod:`training.arena.ladder`)."""
+    specs = list(dict.fromkeys([args.spec, *ladder.LADDER]))
+    args.out = args.out or Path("runs") / ("evaluate-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec))
+    if args.workers is None and args.backend == "process":
+        from training.sb3.threads import free_cores
+
+        args.workers = free_cores()  # evaluate's default: every free core (tournament's is 1)
+    settings = _settings(args, specs, "round_robin", args.seeds, ladder.ladder_config())
+    mine = ladder.fingerprint()
+    given, notes = ladder.stored_games(settings, ladder.LADDER, mine)
+    for note in notes:
+        print(f"carcassonne evaluate: {note}", file=sys.stderr)
+    _tournament(args, settings, "random", given, mine.key)
+    wanted = [args.store_ladder] if args.store_ladder else []
+    if len(given) < sum(ladder.is_ladder_game(f.seats, ladder.LADDER) for f in settings.fixtures()):
+        wanted.append(None)  # the cache's file
+    for path in wanted:
+        stored = ladder.store_games(settings, args.out, ladder.LADDER, mine, path)
+        print(f"stored the ladder's games in {stored}" if stored else "the ladder's games of this run are not "
+              "stored: some were forfeited or played under --move-time-limit or by other code", file=sys.stderr)
 
 
 def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
@@ -370,7 +418,7 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         raise ScheduleError(f"bench tournament: unrecognised arguments {' '.join(rest)}")
     from training.arena.tournament import play_fixtures
 
-    config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
+    config = ladder.ladder_config()
     backend = _backend(args)
     if not _names(args.specs):
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
@@ -428,17 +476,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             anchor = args.anchor
             if anchor is not None and anchor not in args.specs:
                 raise TournamentError(f"--anchor: {anchor!r} is not one of the agents")
-            _tournament(args, args.specs, "gauntlet" if args.gauntlet else "round_robin", args.players,
-                        per_table, _config(args, args.players), anchor)
+            mode = "gauntlet" if args.gauntlet else "round_robin"
+            _tournament(args, _settings(args, args.specs, mode, per_table, _config(args, args.players)), anchor)
         elif args.command == "evaluate":
-            specs = list(dict.fromkeys([args.spec, *EVALUATION_LADDER]))
-            args.out = args.out or Path("runs") / ("evaluate-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec))
-            config = GameConfig(players=2, expansions=EVALUATION_EXPANSIONS)
-            if args.workers is None and args.backend == "process":
-                from training.sb3.threads import free_cores
-
-                args.workers = free_cores()  # evaluate's default: every free core (tournament's is 1)
-            _tournament(args, specs, "round_robin", 2, args.seeds, config, "random")
+            _evaluate(args)
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
