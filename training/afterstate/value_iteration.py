@@ -305,7 +305,7 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
         if not s.relative:
             return a
         grouped = a.reshape(-1, n, *a.shape[1:])
-        return (grouped - grouped.mean(axis=1, keepdims=True)).reshape(a.shape)
+        return np.asarray(grouped - grouped.mean(axis=1, keepdims=True)).reshape(a.shape)
 
     linear = fit_linear(centred_rows(design)[train], centred_rows(samples.y)[train], s.ridge) \
         if s.linear_term else None
