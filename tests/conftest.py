@@ -8,6 +8,7 @@ than one thread each, see training/sb3/threads.py). Set before any test imports 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,3 +38,37 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def ray_cluster() -> Iterator[Any]:
+    """A multi-node Ray cluster simulated on this machine (``ray.cluster_utils.Cluster``): a head
+    node of 1 CPU, with this process connected as the driver; the test adds the other nodes. The
+    session's local Ray (:func:`ray_local`, same xdist group "ray") is stopped for the test and
+    started again after it. Skipped, loudly, only where Ray cannot start the cluster."""
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+
+    from training.arena.ray_support import local_options
+
+    shared = ray.is_initialized()
+    if shared:
+        ray.shutdown()
+    try:
+        cluster = Cluster(initialize_head=True, head_node_args=CLUSTER_NODE)
+        ray.init(address=cluster.address, logging_level="warning")
+    except Exception as e:  # whatever stops Ray from starting here
+        message = f"RAY CANNOT START A MULTI-NODE CLUSTER HERE, the multi-node tests are skipped: {e!r}"
+        warnings.warn(message, stacklevel=1)
+        pytest.skip(message)
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+        if shared:
+            ray.init(**local_options(2), logging_level="warning")
+
+
+#: Every simulated node: one CPU, a small object store, no dashboard.
+CLUSTER_NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 1024**2, "include_dashboard": False}

@@ -17,7 +17,7 @@ from agents import AgentSpecError, make_agent  # noqa: E402
 from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
 from carcassonne_env.engine import GameConfig  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
-from training.rllib.selfplay import Settings, train  # noqa: E402
+from training.rllib.selfplay import Settings, build_config, train  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
@@ -53,6 +53,88 @@ def test_the_module_gives_masked_actions_no_probability() -> None:
     mask = first[MASK_KEY].astype(bool)
     assert probs[~mask].max() == 0.0 and probs[mask].sum() == pytest.approx(1.0, abs=1e-5)
     assert values.shape == (1,) and th.allclose(values, out[Columns.EMBEDDINGS])
+
+
+def _recorded_batch(seed: int, size: int, players: int = 3) -> tuple[Any, dict[str, Any]]:
+    """A tiny module and a batch of ``size`` observations of random games (openings and later
+    turns: legal action counts from one to hundreds)."""
+    from ray.rllib.core.columns import Columns
+
+    env = make_env({"players": players, "expansions": ALL, "window": 11})
+    agent = env.possible_agents[0]
+    th.manual_seed(seed)
+    module = CarcassonneRLModule(observation_space=env.observation_spaces[agent],
+                                 action_space=env.action_spaces[agent], model_config=TINY)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    seen = []
+    while len(seen) < size:
+        (agent, current), = obs.items()
+        seen.append(current)
+        obs, _, terminated, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(current[MASK_KEY])))})
+        if terminated["__all__"]:
+            obs, _ = env.reset(seed=seed + len(seen))
+    stack = {OBS_KEY: {k: th.as_tensor(np.stack([o[OBS_KEY][k] for o in seen])) for k in seen[0][OBS_KEY]},
+             MASK_KEY: th.as_tensor(np.stack([o[MASK_KEY] for o in seen]))}
+    return module, {Columns.OBS: stack}
+
+
+def test_the_legal_action_distributions_equal_the_masked_full_categorical_on_recorded_batches() -> None:
+    """What the EnvRunners record (actions, their log-probs, all N logits), then an update: the
+    training forward's log-probs and entropy, and PPO's KL(recorded ‖ current), equal those of
+    RLlib's categorical over all N masked logits (the module before the legal-actions distributions)."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
+
+    module, batch = _recorded_batch(seed=2, size=40)
+    mask = batch[Columns.OBS][MASK_KEY].bool()
+    with th.no_grad():
+        recorded = module.forward_exploration(batch)
+    actions, full = recorded[Columns.ACTIONS], recorded[Columns.ACTION_DIST_INPUTS]
+    assert bool(mask.gather(1, actions[:, None]).all()) and len(set(mask.sum(1).tolist())) > 3
+    assert th.allclose(recorded[Columns.ACTION_LOGP], TorchCategorical(logits=full).logp(actions), atol=1e-5)
+    with th.no_grad():  # an update
+        for p in module.parameters():
+            p.add_(0.1 * th.randn_like(p))
+        current_full = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+    train = module.forward_train(batch)
+    current = module.get_train_action_dist_cls().from_logits(train[Columns.ACTION_DIST_INPUTS])
+    previous = module.get_exploration_action_dist_cls().from_logits(full)
+    old, new = TorchCategorical(logits=full), TorchCategorical(logits=current_full)
+    assert th.allclose(current.logp(actions), new.logp(actions), atol=1e-5)
+    assert th.allclose(current.entropy(), new.entropy(), atol=1e-5)
+    kl = previous.kl(current)
+    assert th.allclose(kl, old.kl(new), atol=1e-5) and float(kl.detach().max()) > 1e-3  # the update moved it
+    assert th.allclose(current.kl(previous), new.kl(old), atol=1e-5)
+    # the recorded form's own methods (not on PPO's path) agree too
+    assert th.allclose(previous.logp(actions), old.logp(actions), atol=1e-5)
+    assert th.allclose(previous.entropy(), old.entropy(), atol=1e-5)
+    assert th.equal(previous.to_deterministic().sample(), full.argmax(1))
+    (current.logp(actions).sum() + current.entropy().sum() + kl.sum()).backward()
+    assert module.net.spatial_head.weight.grad is not None and module.net.other_head.weight.grad is not None
+    # an action the mask does not allow (the extra timestep PPO appends to each episode chunk): the
+    # full categorical's log-probability, about OUTSIDE_CROP
+    illegal = th.as_tensor([int(np.flatnonzero(~row.numpy())[0]) for row in mask])
+    assert th.allclose(current.logp(illegal), new.logp(illegal)) and float(current.logp(illegal).max()) < -1e7
+
+
+def test_a_module_checkpoint_saved_before_the_legal_action_distributions_loads_plays_and_trains() -> None:
+    """tests/golden/legacy_rllib_module_w11: an RLModule checkpoint written by the module whose
+    distribution was RLlib's categorical over all N logits (same class, arguments and weights)."""
+    from ray.rllib.core.columns import Columns
+
+    from agents.rllib import load_module, module_path
+
+    path = Path(__file__).parent / "golden" / "legacy_rllib_module_w11"
+    module = load_module(module_path(path))
+    assert isinstance(module, CarcassonneRLModule) and module.net.features_extractor.window == 11
+    config = GameConfig(players=2, expansions=ALL)
+    game = play_match(config, [f"rllib:{path}", "random"], seed=1)
+    assert game.record.replay().scores == game.scores
+    _, batch = _recorded_batch(seed=3, size=8, players=2)
+    out = module.forward_train(batch)
+    dist = module.get_train_action_dist_cls().from_logits(out[Columns.ACTION_DIST_INPUTS])
+    assert th.isfinite(dist.entropy()).all()
 
 
 @pytest.mark.xdist_group("ray")
@@ -103,6 +185,21 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     assert b"training.rllib_module" in ctor.read_bytes()
     load_module.cache_clear()
     assert play_match(config, [f"rllib:{old}", "random"], seed=3).record == game.record
+
+
+@pytest.mark.xdist_group("ray")
+def test_the_threads_setting_reaches_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None) -> None:
+    """``--threads 2``: torch runs 2 threads in the driver, where the learner updates, and in the
+    EnvRunner's process (where Ray alone gives a runner of one CPU one thread)."""
+    s = Settings(env_runners=1, threads=2, window=11, train_batch=64, minibatch=32, epochs=1, **TINY)
+    algo = build_config(s).build_algo()
+    try:
+        runners = algo.env_runner_group.foreach_env_runner(lambda runner: th.get_num_threads(),
+                                                           local_env_runner=False)
+        assert runners == [2]
+        assert th.get_num_threads() == 2
+    finally:
+        algo.stop()
 
 
 def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:

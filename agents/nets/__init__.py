@@ -2,6 +2,8 @@
 
 * :mod:`agents.nets.board_net`: :class:`~agents.nets.board_net.BoardNet`, the board network in plain
   torch, shared by both trainers;
+* :mod:`agents.nets.legal_dist`: :class:`~agents.nets.legal_dist.LegalCategorical`, the categorical
+  distribution over the legal actions only that both trainers' action distributions are made of;
 * :mod:`agents.nets.policy`: :class:`~agents.nets.policy.CarcassonnePolicy`, BoardNet as an
   sb3-contrib ``MaskablePPO`` policy (the class a saved ``ppo:`` checkpoint names), and
   :func:`~agents.nets.policy.load_policy`, which loads one for play;

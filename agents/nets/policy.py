@@ -25,6 +25,7 @@ from carcassonne_env.environment.codec import ActionCodec
 
 from .board_net import OUTSIDE_CROP, BoardEncoder, BoardNet, LegalActions, LegalLogits, layout_of
 from .legacy import legacy_module_names
+from .legal_dist import LegalCategorical
 from .prior import PRIOR_KEY
 
 __all__ = ["CarcassonnePolicy", "LegalActionDistribution", "load_policy", "policy_kwargs"]
@@ -39,9 +40,10 @@ class LegalActionDistribution(MaskableDistribution):
     sb3-contrib's ``MaskableCategoricalDistribution`` keeps all N logits, sets the masked ones to
     −1e8 and exponentiates them several times per call; on this CPU ``exp`` of such underflowing
     inputs takes a slow path (15× slower), and the N-wide arithmetic cost more than the network.
-    This one is made from :class:`LegalLogits` (the mask is applied when they are gathered), so
-    sampling, log-probabilities and the entropy cost O(allowed actions). Same semantics: masked
-    actions have probability 0 and add nothing to the entropy.
+    This one is made from :class:`LegalLogits` (the mask is applied when they are gathered) and
+    computes with :class:`~agents.nets.legal_dist.LegalCategorical`, so sampling, log-probabilities
+    and the entropy cost O(allowed actions). Same semantics: masked actions have probability 0 and
+    add nothing to the entropy.
 
     ``apply_masking(masks)`` restricts the distribution further to the actions ``masks`` (B, N)
     allows, as sb3-contrib's does (``None`` leaves it as it is). ``proba_distribution_net``, the
@@ -58,8 +60,9 @@ class LegalActionDistribution(MaskableDistribution):
         raise NotImplementedError("the logits come from CarcassonnePolicy's heads")
 
     def proba_distribution(self, legal: LegalLogits) -> LegalActionDistribution:
+        self.dist = LegalCategorical(legal)
         self.legal = legal
-        self.log_p = legal.logits.log_softmax(-1)
+        self.log_p = self.dist.log_p
         return self
 
     def apply_masking(self, masks: MaybeMasks) -> None:
@@ -74,20 +77,16 @@ class LegalActionDistribution(MaskableDistribution):
                                             self.legal.logits.masked_fill(~valid, OUTSIDE_CROP)))
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        hit = (self.legal.actions == actions.long().reshape(-1, 1)) & self.legal.valid
-        if not bool(hit.any(1).all()):
-            raise ValueError("log_prob of an action that is not allowed by the mask")
-        return self.log_p.gather(1, hit.int().argmax(1, keepdim=True)).squeeze(1)
+        return self.dist.log_prob(actions)
 
     def entropy(self) -> th.Tensor:
-        return -(self.log_p.exp() * self.log_p).sum(-1)
+        return self.dist.entropy()
 
     def sample(self) -> th.Tensor:
-        slot = th.multinomial(self.log_p.exp(), 1)
-        return self.legal.actions.gather(1, slot).squeeze(1)
+        return self.dist.sample()
 
     def mode(self) -> th.Tensor:
-        return self.legal.actions.gather(1, self.log_p.argmax(1, keepdim=True)).squeeze(1)
+        return self.dist.mode()
 
     def actions_from_params(self, legal: LegalLogits, deterministic: bool = False) -> th.Tensor:
         return self.proba_distribution(legal).get_actions(deterministic=deterministic)

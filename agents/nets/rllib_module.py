@@ -12,11 +12,26 @@ observations and the observation space. Nothing else changes: same arrays, same 
 
 **Module** (:class:`CarcassonneRLModule`): a ``TorchRLModule`` with the ``ValueFunctionAPI`` whose
 network is :class:`~agents.nets.board_net.BoardNet`, the one the Stable-Baselines3 trainer uses. It
-computes the logits of the legal actions only (the mask is read from the observation) and returns
-all N with :data:`~agents.nets.board_net.OUTSIDE_CROP` (−1e8) for the others, so RLlib's default
-categorical distribution never samples a masked action and its entropy stays finite. The value is
-computed in the same pass and handed to ``compute_values`` as the "embedding" (PPO's loss passes
-the forward pass's embeddings on), so the trunk runs once per training batch.
+computes the logits of the legal actions only (the mask is read from the observation), and its
+action distributions work on those only (:class:`~agents.nets.legal_dist.LegalCategorical`, as the
+SB3 policy's do):
+
+* sampling and playing (``forward_exploration``, ``forward_inference``): the module draws (or
+  takes the most probable) legal action itself and gives RLlib ``actions`` and their log-probability,
+  so RLlib's own categorical over all N logits is never built. It also gives all N logits as the
+  ``action_dist_inputs`` the EnvRunners record (the masked ones at
+  :data:`~agents.nets.board_net.OUTSIDE_CROP`, −1e8: the same record as before), read back as
+  :class:`RecordedActionDist` — PPO's "previous" distribution, for the KL.
+* training (``forward_train``): the ``action_dist_inputs`` are the packed legal logits
+  (:func:`pack_legal`), read as :class:`LegalActionDist`; log-probabilities, entropy and the KL
+  with the recorded distribution cost O(legal actions).
+
+Both are, up to float rounding, the full categorical over the N masked logits (masked actions have
+probability exactly 0 in float32); ``tests/test_rllib.py`` checks it on recorded batches. The value
+is computed in the same pass and handed to ``compute_values`` as the "embedding" (PPO's loss passes
+the forward pass's embeddings on), so the trunk runs once per training minibatch. The saved form
+(class, constructor arguments, weights) is unchanged by the distributions: checkpoints of either
+version load in the other.
 ``model_config``: ``channels``, ``blocks``, ``margin``, ``head_hidden`` (BoardNet's arguments).
 """
 
@@ -29,17 +44,21 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.core.columns import Columns
+from ray.rllib.core.distribution.distribution import Distribution
+from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic, TorchDistribution
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.typing import TensorType
 
 import carcassonne_env
 from agents.rllib import MASK_KEY, MODULE_ID, OBS_KEY
 
-from .board_net import OUTSIDE_CROP, BoardNet
+from .board_net import OUTSIDE_CROP, BoardNet, LegalLogits
+from .legal_dist import LegalCategorical
 
-__all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "CarcassonneRLModule", "RLlibObservationKeys", "make_env"]
-
+__all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "CarcassonneRLModule", "LegalActionDist", "RLlibObservationKeys",
+           "RecordedActionDist", "make_env", "pack_legal", "scatter_legal"]
 
 
 #: The ``model_config`` keys that are BoardNet's arguments.
@@ -67,6 +86,98 @@ def make_env(config: dict[str, Any]) -> PettingZooEnv:
     return PettingZooEnv(RLlibObservationKeys(env))  # type: ignore[no-untyped-call]  # RLlib leaves it unannotated
 
 
+def pack_legal(legal: LegalLogits) -> th.Tensor:
+    """``legal`` as one tensor (B, L, 2), the form RLlib passes around as ``action_dist_inputs``:
+    ``[..., 0]`` the action index, −1 on padding (exact: N < 2**24), ``[..., 1]`` the logit."""
+    actions = legal.actions.to(legal.logits.dtype).masked_fill(~legal.valid, -1.0)
+    return th.stack([actions, legal.logits], -1)
+
+
+def scatter_legal(legal: LegalLogits, n: int) -> th.Tensor:
+    """All ``n`` logits of each observation (B, n): the legal ones from ``legal``, the others
+    :data:`OUTSIDE_CROP`."""
+    logits = th.full((len(legal.logits), n), OUTSIDE_CROP, dtype=legal.logits.dtype, device=legal.logits.device)
+    return logits.scatter(1, legal.actions, th.where(legal.valid, legal.logits, OUTSIDE_CROP))
+
+
+class _LegalDist(TorchDistribution):
+    """RLlib's ``Distribution`` interface over a :class:`LegalCategorical` (:meth:`categorical`);
+    no ``torch.distributions`` object is built."""
+
+    def categorical(self) -> LegalCategorical:
+        raise NotImplementedError
+
+    def _get_torch_distribution(self, *args: Any, **kwargs: Any) -> th.distributions.Distribution:
+        raise NotImplementedError("computed by LegalCategorical, not by torch.distributions")
+
+    def logp(self, value: TensorType, **kwargs: Any) -> th.Tensor:
+        return self.categorical().log_prob(th.as_tensor(value), strict=False)
+
+    def entropy(self, **kwargs: Any) -> th.Tensor:
+        return self.categorical().entropy()
+
+    def kl(self, other: Distribution, **kwargs: Any) -> th.Tensor:
+        if not isinstance(other, _LegalDist):
+            raise TypeError(f"kl: no KL between a legal-actions distribution and {type(other).__name__}")
+        mine = self.categorical()
+        return mine.kl(mine.with_logits(other.logits) if isinstance(other, RecordedActionDist) else other.categorical())
+
+    def sample(self, *, sample_shape: tuple[int, ...] | None = None, **kwargs: Any) -> th.Tensor:
+        if sample_shape:
+            raise ValueError("one action per observation: sample_shape is not supported")
+        return self.categorical().sample()
+
+    def rsample(self, *, sample_shape: tuple[int, ...] | None = None, **kwargs: Any) -> th.Tensor:
+        raise NotImplementedError("a categorical has no reparameterised sample")
+
+    def to_deterministic(self) -> TorchDeterministic:
+        return TorchDeterministic(loc=self.categorical().mode())
+
+    @staticmethod
+    def required_input_dim(space: spaces.Space[Any], **kwargs: Any) -> int:
+        raise NotImplementedError("the inputs come from CarcassonneRLModule, not from a layer RLlib sizes")
+
+
+class LegalActionDist(_LegalDist):
+    """The training forward's distribution, made from :func:`pack_legal`'s tensor. Its KL with a
+    :class:`RecordedActionDist` (PPO's previous distribution) reads the recorded N logits at these
+    legal actions only."""
+
+    def __init__(self, legal: LegalCategorical) -> None:
+        self.legal = legal
+
+    @classmethod
+    def from_logits(cls, logits: TensorType, **kwargs: Any) -> LegalActionDist:
+        actions, values = th.as_tensor(logits).unbind(-1)
+        valid = actions >= 0
+        return cls(LegalCategorical(LegalLogits(actions.long().clamp(min=0), valid, values)))
+
+    def categorical(self) -> LegalCategorical:
+        return self.legal
+
+
+class RecordedActionDist(_LegalDist):
+    """The distribution the EnvRunners sampled from, as they record it: all N logits of each
+    observation (B, N), the masked ones at :data:`OUTSIDE_CROP`. PPO only asks it for
+    ``kl(LegalActionDist)``, which reads the N logits at that distribution's legal actions; its
+    other methods find the legal actions from the logits first (O(N))."""
+
+    def __init__(self, logits: th.Tensor) -> None:
+        self.logits = logits
+
+    @classmethod
+    def from_logits(cls, logits: TensorType, **kwargs: Any) -> RecordedActionDist:
+        return cls(th.as_tensor(logits))
+
+    def categorical(self) -> LegalCategorical:
+        return LegalCategorical.from_full(self.logits)
+
+    def kl(self, other: Distribution, **kwargs: Any) -> th.Tensor:
+        if isinstance(other, LegalActionDist):
+            return other.legal.with_logits(self.logits).kl(other.legal)
+        return super().kl(other)
+
+
 class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
     """The board network as an RLModule (module docstring)."""
 
@@ -80,13 +191,39 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         self.net = BoardNet(cast(spaces.Dict, space[OBS_KEY]), **{k: config[k] for k in _NET_OPTIONS if k in config})
         self.net.orthogonal_init()
 
-    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    def get_train_action_dist_cls(self) -> type[TorchDistribution]:
+        return LegalActionDist
+
+    def get_exploration_action_dist_cls(self) -> type[TorchDistribution]:
+        return RecordedActionDist
+
+    def get_inference_action_dist_cls(self) -> type[TorchDistribution]:
+        return RecordedActionDist
+
+    def _legal(self, batch: dict[str, Any]) -> tuple[LegalLogits, th.Tensor]:
         obs = batch[Columns.OBS]
-        mask = obs[MASK_KEY]
-        legal, values = self.net.legal_logits(obs[OBS_KEY], mask)
-        logits = th.full(mask.shape, OUTSIDE_CROP, dtype=legal.logits.dtype, device=legal.logits.device)
-        logits = logits.scatter(1, legal.actions, th.where(legal.valid, legal.logits, OUTSIDE_CROP))
-        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: values.squeeze(-1)}
+        return self.net.legal_logits(obs[OBS_KEY], obs[MASK_KEY])
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        legal, values = self._legal(batch)
+        return {Columns.ACTION_DIST_INPUTS: pack_legal(legal), Columns.EMBEDDINGS: values.squeeze(-1)}
+
+    def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return self._act(batch, sample=True)
+
+    def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return self._act(batch, sample=False)
+
+    def _act(self, batch: dict[str, Any], sample: bool) -> dict[str, Any]:
+        """A drawn (``sample``) or the most probable legal action per observation, its
+        log-probability, all N logits (the EnvRunners' record) and the value."""
+        with th.no_grad():
+            legal, values = self._legal(batch)
+            dist = LegalCategorical(legal)
+            actions = dist.sample() if sample else dist.mode()
+            return {Columns.ACTIONS: actions, Columns.ACTION_LOGP: dist.log_prob(actions),
+                    Columns.ACTION_DIST_INPUTS: scatter_legal(legal, batch[Columns.OBS][MASK_KEY].shape[-1]),
+                    Columns.EMBEDDINGS: values.squeeze(-1)}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> th.Tensor:
         if embeddings is not None:  # the values of this batch's forward pass

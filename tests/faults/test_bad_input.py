@@ -395,6 +395,7 @@ def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, fla
     (["--num-cpus", "0"], "--num-cpus"),
     (["--env-runners", "-1"], "--env-runners"),
     (["--envs-per-runner", "0"], "--envs-per-runner"),
+    (["--threads", "-1"], "--threads"),
     (["--iterations", "0"], "--iterations"),
     (["--seed", "-1"], "--seed"),
     (["--seed", str(2**32)], "--seed"),

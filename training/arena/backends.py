@@ -37,6 +37,9 @@ Backend = Callable[[dict[str, Any], Sequence[Fixture], "int | None"], GameStream
 BACKENDS = ("process", "ray")
 #: Games in flight per worker: one running, one queued, so that no worker waits for the next game.
 IN_FLIGHT_PER_WORKER = 2
+#: Times the Ray back-end plays a game again when its node or worker process is lost (not when the
+#: game itself raises): enough for a node or two lost during a run.
+RAY_GAME_RETRIES = 3
 
 
 def single_threaded() -> None:
@@ -75,16 +78,23 @@ def process_pool(config: dict[str, Any], fixtures: Sequence[Fixture], workers: i
 
 
 def ray_tasks(
-    config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None, address: str | None = None
+    config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None, address: str | None = None,
+    on_node: Callable[[Fixture, str], None] | None = None,
 ) -> GameStream:
     """The games as Ray tasks of one CPU each, at most 2 per worker in flight. Without ``address``
     a local Ray of ``workers`` cores (all when None) is started for the run; with one, the cluster
     there is used and ``workers`` defaults to its CPU count. Every node must have this project
-    installed (the tasks import :mod:`training.arena.match` and the agents)."""
+    installed (the tasks import :mod:`training.arena.match` and the agents).
+
+    A game lost with its node (the node died, or its worker process) is played again on another
+    one, up to :data:`RAY_GAME_RETRIES` times: a game is a function of its fixture, so the replay is
+    the same game, and each fixture is yielded once. A game's own error is not retried.
+    ``on_node(fixture, node_id)`` is called for each finished game, before it is yielded, with the
+    Ray node id it was played on."""
     from .ray_support import ray_session
 
     with ray_session(address, num_cpus=workers) as ray:
-        play = ray.remote(num_cpus=1, max_retries=0)(play_match_data)
+        play = ray.remote(num_cpus=1, max_retries=RAY_GAME_RETRIES)(_play_on_node)
         slots = IN_FLIGHT_PER_WORKER * (workers or max(1, int(ray.cluster_resources().get("CPU", 1))))
         todo = list(reversed(fixtures))
         running: dict[Any, Fixture] = {}
@@ -97,13 +107,22 @@ def ray_tasks(
                 for ref in finished:
                     f = running.pop(ref)
                     try:
-                        result = ray.get(ref)
+                        result, node = ray.get(ref)
                     except ray.exceptions.RayTaskError as e:  # the game's own error, not Ray's wrapper
                         raise e.cause from None
+                    if on_node is not None:
+                        on_node(f, node)
                     yield f, result
         finally:
             for ref in running:
                 ray.cancel(ref)
+
+
+def _play_on_node(config: dict[str, Any], seats: tuple[str, ...], seed: int, index: int) -> tuple[dict[str, Any], str]:
+    """:func:`~training.arena.match.play_match_data` in a Ray task, and the id of the node it ran on."""
+    import ray
+
+    return play_match_data(config, seats, seed, index), ray.get_runtime_context().get_node_id()
 
 
 def make_backend(name: str, address: str | None = None) -> Backend:

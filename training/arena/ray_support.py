@@ -14,8 +14,9 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
-__all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "ray_session"]
+__all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "local_options", "ray_session"]
 
 #: How long an address may take to accept a connection.
 CONNECT_SECONDS = 5.0
@@ -55,6 +56,14 @@ def _check_reachable(address: str) -> None:
                        "'ray start --head'") from None
 
 
+def local_options(num_cpus: int | None) -> dict[str, Any]:
+    """``ray.init`` arguments of the private local Ray :func:`ray_session` starts: ``num_cpus``
+    cores (all when None), no dashboard, a :data:`LOCAL_OBJECT_STORE_BYTES` object store; never the
+    cluster that `ray start` left on this machine or RAY_ADDRESS names."""
+    return {"address": "local", "num_cpus": num_cpus, "include_dashboard": False,
+            "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
+
+
 @contextmanager
 def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
     """Ray started locally with ``num_cpus`` cores (all when None) or connected to ``address``;
@@ -65,12 +74,7 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     if ray.is_initialized():
         yield ray
         return
-    if address is None:
-        # "local": a new Ray, never the cluster that `ray start` left on this machine or RAY_ADDRESS names
-        kwargs = {"address": "local", "num_cpus": num_cpus, "include_dashboard": False,
-                  "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
-    else:
-        kwargs = {"address": address}
+    kwargs = local_options(num_cpus) if address is None else {"address": address}
     try:
         ray.init(**kwargs, logging_level="warning", log_to_driver=True)
     except (ConnectionError, ValueError, RuntimeError) as e:

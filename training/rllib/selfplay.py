@@ -13,14 +13,18 @@ What happens:
    shared policy (self-play), the network is the SB3 trainer's (:class:`~agents.nets.board_net.BoardNet`
    inside :class:`~agents.nets.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
-   driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer.
+   driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer. torch runs
+   ``threads`` threads in the driver and in each EnvRunner (0: the driver the free cores, at most
+   2, :func:`~training.sb3.threads.torch_threads`; an EnvRunner 1, its one CPU), set by the
+   config's callbacks, so wherever RLlib builds or rebuilds them.
 3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
    current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
    ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
 4. **Checkpoints** every ``checkpoint_every`` iterations and at the end: RLlib algorithm
    checkpoints ``OUT/checkpoints/iter_NNNN`` and ``OUT/final``, each one an agent spec
    (``rllib:OUT/final``). Progress: one line per iteration on stdout and in ``OUT/progress.jsonl``
-   (env steps, env steps/s, mean episode return, losses), evaluations in ``OUT/evaluations.jsonl``.
+   (env steps, env steps/s, mean episode return, losses, the Ray nodes the EnvRunners sample on),
+   evaluations in ``OUT/evaluations.jsonl``.
 5. **Resume**: ``OUT/state.json`` names the last checkpoint and its iteration. ``--resume``
    restores the algorithm from it (weights, optimizer, counters), drops the progress and
    evaluation lines of iterations after it (lost with the interruption), and trains on to
@@ -30,6 +34,7 @@ What happens:
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -57,6 +62,9 @@ class Settings:
     """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
     envs_per_runner: int = 1
     """Envs each EnvRunner steps."""
+    threads: int = 0
+    """torch threads of the driver (the learner) and of each EnvRunner (0 = the driver: the free cores, at
+    most 2; an EnvRunner: 1)."""
     iterations: int = 20
     """Training iterations (each samples ``train_batch`` env steps, then updates)."""
     seed: int = 0
@@ -105,7 +113,7 @@ class Settings:
                      "eval_seeds", "eval_workers"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer",
                  getattr(self, name))
-        for name in ("env_runners", "blocks", "eval_every", "checkpoint_every", "seed"):
+        for name in ("env_runners", "threads", "blocks", "eval_every", "checkpoint_every", "seed"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0",
                  getattr(self, name))
         need(self.num_cpus is None or (is_int(self.num_cpus) and self.num_cpus >= 1), "num_cpus",
@@ -162,12 +170,34 @@ def build_config(s: Settings) -> Any:
             MODULE_ID: RLModuleSpec(module_class=CarcassonneRLModule, model_config=s.model_config()),
         }))
         .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
+        .callbacks(on_algorithm_init=functools.partial(_driver_threads, s.threads),
+                   on_environment_created=functools.partial(_runner_threads, s.threads or 1))
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
                   clip_param=s.clip_range)
         .debugging(seed=s.seed)
     )
+
+
+def _driver_threads(threads: int, **kwargs: Any) -> None:
+    """``on_algorithm_init``, in the driver once the algorithm is built: torch's threads there, where
+    the learner updates (and samples with no EnvRunners), :func:`~training.sb3.threads.torch_threads`."""
+    import torch
+
+    from training.sb3.threads import torch_threads
+
+    torch.set_num_threads(torch_threads(threads))
+
+
+def _runner_threads(threads: int, env_runner: Any, **kwargs: Any) -> None:
+    """``on_environment_created``, in every EnvRunner once its envs are made: torch's threads in a
+    remote EnvRunner's process (``worker_index`` ≥ 1); the driver's own EnvRunner (index 0) leaves
+    the driver's threads alone."""
+    if env_runner.worker_index:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 #: Settings a resumed run takes from ``OUT/settings.json`` (the problem and the learner); the
@@ -211,9 +241,10 @@ def train(s: Settings) -> Path:
                 start = time.perf_counter()
                 result = algo.train()
                 row = _progress(iteration, result, time.perf_counter() - start)
+                row["sampling_nodes"] = _sampling_nodes(algo)
                 _append(out / "progress.jsonl", row)
-                print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
-                      flush=True)
+                print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {len(set(v))}" if isinstance(v, list)
+                               else f"{k} {v}" for k, v in row.items()), flush=True)
                 last = iteration == s.iterations
                 evaluate = s.eval_every > 0 and (last or iteration % s.eval_every == 0)
                 if last or evaluate or (s.checkpoint_every and iteration % s.checkpoint_every == 0):
@@ -254,6 +285,18 @@ def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[st
         "vf_loss": float(learner.get("vf_loss", float("nan"))),
         "entropy": float(learner.get("entropy", float("nan"))),
     }
+
+
+def _sampling_nodes(algo: Any) -> list[str]:
+    """The Ray node id of each sampling EnvRunner, sorted (the driver's node when it samples itself):
+    where the run's sampling lands on a cluster, after RLlib restarted any lost runner."""
+    import ray
+
+    def node(runner: Any) -> str:
+        return str(ray.get_runtime_context().get_node_id())
+
+    group = algo.env_runner_group
+    return sorted(group.foreach_env_runner(node, local_env_runner=group.num_remote_env_runners() == 0))
 
 
 def _evaluate(s: Settings, checkpoint: Path, iteration: int, out: Path) -> None:

@@ -58,7 +58,7 @@ from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.arena.storage import LockError, RunLock, atomic_path, atomic_write_text, dumps, file_sha256
 from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out
 from training.sb3.pool import OpponentPool
-from training.sb3.threads import free_cores
+from training.sb3.threads import torch_threads
 
 __all__ = ["PRESETS", "Settings", "train"]
 
@@ -379,7 +379,7 @@ def _train(s: Settings, given: set[str] | None) -> Path:
     elif s.prior_temperature != Settings.prior_temperature:
         raise SystemExit("--prior-temperature is the prior's: give --prior SPEC too")
     out.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(s.threads or min(2, free_cores()))
+    torch.set_num_threads(torch_threads(s.threads))
 
     def make_env(rank: int) -> Any:
         def build() -> Any:
