@@ -64,7 +64,7 @@ from training.arena import tournament
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
 from training.checks import SEED_LIMIT, check_agents, check_device, check_out
-from training.sb3.threads import free_cores
+from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
 __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
@@ -521,7 +521,7 @@ def train(s: Settings) -> Path:
     out = Path(s.out)
     s, state = _load_state(s, out)
     workers = s.workers or free_cores()
-    torch.set_num_threads(s.threads or max(1, min(2, free_cores())))
+    torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
     config = s.game_config().to_dict()
     started = time.time()
