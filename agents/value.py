@@ -105,8 +105,9 @@ def player_features(game: Game) -> tuple[np.ndarray, np.ndarray, float]:
     return np.array(f, dtype=np.float64), np.array(end_now, dtype=np.float64), t
 
 
-def design_row(f: np.ndarray, t: float) -> np.ndarray:
-    """The regression inputs of features ``f`` (one row per player) at pile share ``t``."""
+def design_row(f: np.ndarray, t: float | np.ndarray) -> np.ndarray:
+    """The regression inputs of features ``f`` (one row per player) at pile share ``t`` (a number,
+    or an array broadcasting against ``f``: one share per row with a trailing axis of length 1)."""
     return np.concatenate([f * t, f * (t * t)], axis=-1)
 
 

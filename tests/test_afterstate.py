@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from hidden_pile import with_unseen_pile_permuted
 from agents import AgentSpecError, GreedyAgent, make_agent
 from agents.afterstate import AfterstateAgent
 from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inputs
-from agents.value import FEATURES, player_features
+from agents.value import FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.engine.tiles import SegmentKind
@@ -140,6 +141,35 @@ def test_a_zero_network_plays_like_greedy() -> None:
     assert GreedyAgent(seed=0, value=zero).action_values(game) == GreedyAgent(seed=0).action_values(game)
 
 
+def test_a_linear_term_under_a_zero_network_is_the_linear_value() -> None:
+    """ValueNet's linear term has LinearValue's form: with the shipped weights and a zero MLP it
+    values every position as greedy:value=linear does; centred (relative), the same margins."""
+    linear = LinearValue.load()
+    width = len(INPUTS)
+    net = ValueNet(((np.zeros((width, 1)), np.zeros(1)),), np.zeros(width), np.ones(width),
+                   GameConfig(players=2, expansions=ALL).to_dict(), {}, linear.weights)
+    relative = replace(net, relative=True)
+    for stop in (20, 90, 200):
+        game = random_game(13, stop_after=stop)
+        assert np.allclose(net.final_scores(game), linear.final_scores(game))
+        assert np.allclose(relative.margins(game), linear.margins(game))
+
+
+def test_a_relative_network_moves_players_against_each_other() -> None:
+    """A relative network's correction is centred over the players: it changes every margin, never
+    the sum of the expected scores (that of the end-now scores)."""
+    rng = np.random.default_rng(5)
+    game = random_game(14, players=3, stop_after=120)
+    w, b = rng.normal(size=(len(INPUTS), 1)), np.array([7.0])
+    plain = ValueNet(((w, b),), np.zeros(len(INPUTS)), np.ones(len(INPUTS)), game.config.to_dict(), {})
+    relative = replace(plain, relative=True)
+    x, end_now, t = value_inputs(game)
+    own = t * (x @ w[:, 0] + 7.0)
+    assert np.allclose(np.array(plain.final_scores(game)) - end_now, own)
+    assert np.allclose(np.array(relative.final_scores(game)) - end_now, own - own.mean())
+    assert sum(relative.final_scores(game)) == pytest.approx(sum(end_now))
+
+
 def test_save_load_and_the_spec(tmp_path: Path) -> None:
     config = GameConfig(players=2, expansions=ALL).to_dict()
     net = one_layer_net(np.arange(len(INPUTS), dtype=np.float64) / 100, 1.0, config)
@@ -148,6 +178,10 @@ def test_save_load_and_the_spec(tmp_path: Path) -> None:
     loaded = ValueNet.load(path)
     game = random_game(8, stop_after=40)
     assert loaded.final_scores(game) == net.final_scores(game)
+    with_linear = replace(net, linear=np.linspace(-1, 1, 2 * len(FEATURES)), relative=True)
+    with_linear.save(tmp_path / "l.npz")
+    again = ValueNet.load(tmp_path / "l.npz")
+    assert again.relative and again.final_scores(game) == with_linear.final_scores(game)
     agent = make_agent(f"afterstate:{path}", seed=0)
     assert isinstance(agent, AfterstateAgent) and agent.choose_action(game) in game.legal_actions()
     assert make_agent(f"greedy:value={path}", seed=0).choose_action(game) in game.legal_actions()
@@ -201,11 +235,35 @@ def test_the_fit_learns_a_known_correction() -> None:
     samples = vi.samples_from_games([g.record() for g in games])
     supply, other_city = INPUTS.index("supply"), INPUTS.index("other_open_city")
     samples.y = samples.t * (3 * samples.x[:, supply] - 2 * samples.x[:, other_city])
-    settings = vi.Settings(epochs=150, hidden=(32,), learning_rate=3e-3, holdout=0.25)
+    settings = vi.Settings(epochs=250, hidden=(32,), learning_rate=3e-3, holdout=0.25, linear_term=False,
+                           relative=False)
     net, losses = vi.fit_value_net(samples, settings, seed=0, config={})
+    assert net.linear is None and not net.relative
     assert losses["heldout_mse"] < 0.05 * losses["heldout_mse_end_now"]
     pred = net.corrections(samples.x, samples.t)
     assert np.corrcoef(pred, samples.y)[0, 1] > 0.97
+
+
+def test_the_linear_term_is_the_least_squares_fit_and_the_network_learns_the_rest() -> None:
+    """Targets of LinearValue's form with known weights: the linear term recovers them. Add
+    t · supply · open road points, which no linear term fits: the relative fit (linear term and network on the
+    targets centred over the players) predicts margins that follow the true ones."""
+    games = [random_game(s, expansions=()) for s in range(12, 20)]
+    samples = vi.samples_from_games([g.record() for g in games])
+    used = [i for i, f in enumerate(FEATURES) if f not in ("floors", "prisoners_held", "prisoners_lost")]  # no tower
+    known = np.zeros(2 * len(FEATURES))
+    known[used] = np.linspace(-3, 3, len(used))
+    known[[len(FEATURES) + i for i in used]] = np.linspace(2, -2, len(used))
+    linear = design_row(samples.x[:, :len(FEATURES)], samples.t[:, None]) @ known
+    settings = vi.Settings(epochs=150, hidden=(32,), learning_rate=3e-3, holdout=0.25, ridge=1e-9)
+    samples.y = linear
+    net, _ = vi.fit_value_net(samples, replace(settings, relative=False), seed=0, config={})
+    assert net.linear is not None and np.allclose(net.linear, known, atol=1e-4)
+    samples.y = linear + samples.t * samples.x[:, FEATURES.index("supply")] * samples.x[:, FEATURES.index("open_road")]
+    net, losses = vi.fit_value_net(samples, settings, seed=0, config={})
+    assert net.relative and losses["heldout_mse"] < 0.5 * losses["heldout_mse_linear"]
+    pred = net.corrections(samples.x.reshape(-1, 2, len(INPUTS)), samples.t.reshape(-1, 2))
+    assert np.corrcoef(pred @ [1, -1], samples.y.reshape(-1, 2) @ [1, -1])[0, 1] > 0.97
 
 
 def pair(group: int, a_score: int, b_score: int, swapped: bool = False) -> dict[str, object]:

@@ -6,13 +6,19 @@ one-turn search of :class:`~agents.greedy.GreedyAgent` is the policy, the networ
 the end of each line, the tile draw that follows is chance). Like :class:`~agents.value.LinearValue`
 it is a :class:`~agents.evaluation.PositionValue`:
 
-    final[p] ≈ end_now[p] + t · mlp(x[p])
+    final[p] ≈ end_now[p] + linear(f[p], t) + t · mlp(x[p])
 
 where ``t`` is the share of the pile still to be drawn (the correction vanishes at the end of the
-game, where the end-now score *is* the final score) and ``x[p]`` is player p's row of
+game, where the end-now score *is* the final score), ``linear`` is an optional linear correction of
+:class:`~agents.value.LinearValue`'s form over p's :data:`~agents.value.FEATURES` ``f[p]`` (the
+trainer fits it by least squares, then the network on what it leaves), and ``x[p]`` is player p's row of
 :func:`value_inputs`: the features of :data:`agents.value.FEATURES`, the :data:`FOLLOWER_FEATURES`
 (which unfinished features p leads and how open they are), the same for the strongest other player
-(the element-wise maximum over the others) and ``t, t²``. Everything it reads is public: scores,
+(the element-wise maximum over the others) and ``t, t²``. A *relative* network's correction is
+centred over the players (``c[p] − mean_q c[q]``): it moves the players' expected scores against each
+other, which is all a margin-maximising search reads (own minus best other), and leaves their sum at
+the end-now scores' sum: it values who gains on whom, not the points every player gains alike.
+Everything it reads is public: scores,
 supplies, the board and how many tiles are left, never the order of the pile.
 
 Inference runs in numpy (no torch at play time); the network is stored as ``.npz``
@@ -35,7 +41,7 @@ from carcassonne_env.engine.geometry import RING
 from carcassonne_env.engine.tiles import SegmentKind
 
 from ..evaluation import margins
-from ..value import FEATURES, feature_rows
+from ..value import FEATURES, design_row, feature_rows
 
 __all__ = ["FOLLOWER_FEATURES", "INPUTS", "ValueNet", "value_inputs"]
 
@@ -132,6 +138,9 @@ class ValueNet:
     ``layers`` are (weight, bias) pairs, weights of shape (inputs, outputs); the last layer has one
     output. ``mean`` and ``std`` normalise the inputs. ``config`` is the game configuration
     (``GameConfig.to_dict()``) the network was trained on; ``info`` whatever the trainer recorded.
+    ``linear``: the weights of the linear term (``2 · len(FEATURES)``, as
+    :class:`~agents.value.LinearValue`'s), None for none; ``relative``: the correction is centred
+    over the players (module docstring).
     """
 
     layers: tuple[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]], ...]
@@ -139,6 +148,8 @@ class ValueNet:
     std: npt.NDArray[np.float64]
     config: dict[str, Any]
     info: dict[str, Any]
+    linear: npt.NDArray[np.float64] | None = None
+    relative: bool = False
 
     def __post_init__(self) -> None:
         width = len(INPUTS)
@@ -152,16 +163,27 @@ class ValueNet:
             width = w.shape[1]
         if not self.layers or width != 1:
             raise ValueError("ValueNet: the last layer must have one output")
+        if self.linear is not None and (self.linear.shape != (2 * len(FEATURES),)
+                                        or not np.all(np.isfinite(self.linear))):
+            raise ValueError(f"ValueNet: the linear term must be {2 * len(FEATURES)} finite weights")
 
     def corrections(self, x: npt.NDArray[np.float64], t: npt.NDArray[np.float64] | float) -> npt.NDArray[np.float64]:
-        """``t · mlp(x)`` for rows ``x`` (any leading shape): the expected final minus end-now score."""
+        """The expected final minus end-now score of rows ``x`` at pile shares ``t`` (broadcast to
+        ``x.shape[:-1]``): the linear term plus ``t · mlp(x)``. For a relative network the
+        second-to-last axis of ``x`` must be the players of one position (the correction is centred
+        over it)."""
         h = (x - self.mean) / self.std
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             h = h @ w + b
             if i < last:
                 np.maximum(h, 0.0, out=h)
-        return np.asarray(h[..., 0] * t, dtype=np.float64)
+        out = h[..., 0] * t
+        if self.linear is not None:
+            out = out + design_row(x[..., :len(FEATURES)], np.asarray(t)[..., None]) @ self.linear
+        if self.relative:
+            out = out - out.mean(axis=-1, keepdims=True)
+        return np.asarray(out, dtype=np.float64)
 
     def final_scores(self, game: Game) -> list[float]:
         """Each player's expected final score (the final scores once the game is over)."""
@@ -190,7 +212,10 @@ class ValueNet:
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"] = w
             arrays[f"b{i}"] = b
-        meta = {"inputs": list(INPUTS), "layers": len(self.layers), "config": self.config, "info": self.info}
+        if self.linear is not None:
+            arrays["linear"] = self.linear
+        meta = {"inputs": list(INPUTS), "layers": len(self.layers), "config": self.config, "info": self.info,
+                "relative": self.relative}
         with open(path, "wb") as sink:
             np.savez(sink, meta=np.array(json.dumps(meta)), **arrays)
 
@@ -204,7 +229,8 @@ class ValueNet:
                     raise ValueError("it was trained on other inputs than this version's")
                 layers = tuple((data[f"w{i}"].astype(np.float64), data[f"b{i}"].astype(np.float64))
                                for i in range(int(meta["layers"])))
+                linear = data["linear"].astype(np.float64) if "linear" in data.files else None
                 return cls(layers, data["mean"].astype(np.float64), data["std"].astype(np.float64),
-                           dict(meta["config"]), dict(meta.get("info", {})))
+                           dict(meta["config"]), dict(meta.get("info", {})), linear, bool(meta.get("relative", False)))
         except (OSError, KeyError, TypeError, ValueError) as e:
             raise ValueError(f"ValueNet: cannot load {path}: {e}") from None

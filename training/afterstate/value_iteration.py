@@ -58,12 +58,14 @@ from agents import make_agent, position_value
 from agents.evaluation import PositionValue
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
+from agents.value import FEATURES, design_row
 from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
 from training.arena import tournament
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
 from training.checks import SEED_LIMIT, check_agents, check_device, check_out
-from training.sb3.threads import free_cores
+from training.sb3.threads import free_cores, torch_threads
+from training.value.fit_linear import fit as fit_linear
 
 __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
 
@@ -94,6 +96,14 @@ class Settings:
     """The gate and the ratings with the fast option too (for quick runs; the anchors are as named)."""
     td_lambda: float = 1.0
     """λ of the TD(λ) targets: 1 = Monte Carlo (final score), < 1 mixes in the best value's predictions."""
+    linear_term: bool = True
+    """Each fit starts with a ridge least-squares linear term over the fit's own games (the form of
+    ``carcassonne train value``); the network learns what it leaves (and starts at zero)."""
+    relative: bool = True
+    """The correction is centred over the players and fitted to the centred targets: it learns who
+    gains on whom (all a margin search reads), not the points every player gains alike."""
+    ridge: float = 1e-3
+    """Ridge term per row of the linear term's least squares."""
     hidden: tuple[int, ...] = (64, 64)
     """Hidden layer widths of the value network."""
     epochs: int = 40
@@ -135,9 +145,11 @@ PRESETS: dict[str, tuple[str, Settings]] = {
               "games each, every generation rated against greedy:fast=1 (its starting point) on 30 tile orders.",
               Settings(out="runs/quick_afterstate", generations=2, games_per_generation=60, window=2, epochs=30,
                        eval_fast=True, gate_seeds=40, gate_elo=40.0, anchors=("greedy:fast=1",), anchor_seeds=30)),
-    "full": ("The pretrained agent (hours on 2 cores; use many): generations of 200 self-play games from the "
-             "reference greedy, 400-game gates, rated against random, greedy and greedy:value=linear.",
-             Settings(out="runs/afterstate", generations=12)),
+    "full": ("The pretrained agent (≈ 20 minutes a generation on 2 cores; use many): generations of 1,000 "
+             "self-play games from the reference greedy, gates of up to 400 games, rated against random, greedy "
+             "and greedy:value=linear on 100 tile orders each.",
+             Settings(out="runs/afterstate", generations=12, games_per_generation=1000, window=2,
+                      anchor_seeds=100)),
 }
 
 #: Settings that may change on --resume (they do not change what the run computes).
@@ -165,6 +177,8 @@ def check(s: Settings) -> None:
         raise ValueError(f"--holdout must be in [0, 0.5), got {s.holdout}")
     if not (s.learning_rate > 0 and math.isfinite(s.learning_rate)):
         raise ValueError(f"--learning-rate must be a positive number, got {s.learning_rate}")
+    if not (s.ridge >= 0 and math.isfinite(s.ridge)):
+        raise ValueError(f"--ridge must be ≥ 0, got {s.ridge}")
     if not (s.weight_decay >= 0 and math.isfinite(s.weight_decay)):
         raise ValueError(f"--weight-decay must be ≥ 0, got {s.weight_decay}")
     if not (s.gate_elo > 0 and math.isfinite(s.gate_elo)):
@@ -204,12 +218,14 @@ def _spec_of(value: str, fast: bool) -> str:
 @dataclass
 class Samples:
     """Regression rows: inputs ``x`` (rows × len(INPUTS)), pile share ``t``, target corrections
-    ``y`` (expected final − end-now score) and the game each row comes from."""
+    ``y`` (expected final − end-now score) and the game each row comes from. Rows come in blocks of
+    ``players``: the players of one position, in seat order."""
 
     x: np.ndarray
     t: np.ndarray
     y: np.ndarray
     game: np.ndarray
+    players: int
 
 
 def _predicted_finals(value: PositionValue | None, game: Any, end_now: Sequence[float]) -> list[float]:
@@ -247,7 +263,7 @@ def samples_from_games(records: Sequence[GameRecord], td_lambda: float = 1.0,
             gs.append(np.full(len(end_now), index))
     if not xs:
         raise ValueError("no positions to fit: the games are empty")
-    return Samples(np.concatenate(xs), np.concatenate(ts), np.concatenate(ys), np.concatenate(gs))
+    return Samples(np.concatenate(xs), np.concatenate(ts), np.concatenate(ys), np.concatenate(gs), len(xs[0]))
 
 
 def _read_records(dirs: Sequence[Path]) -> list[GameRecord]:
@@ -263,13 +279,18 @@ def _read_records(dirs: Sequence[Path]) -> list[GameRecord]:
 # ------------------------------------------------------------------------------------------ the fit
 def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, Any],
                   log: Any = None, step: int = 0) -> tuple[ValueNet, dict[str, float]]:
-    """Fit a fresh :class:`ValueNet` to ``samples`` by Adam on the squared error of the correction,
-    whole games held out to pick the best epoch; returns it and its losses (mean squared points)."""
+    """Fit a fresh :class:`ValueNet` to ``samples``: the linear term by ridge least squares (with
+    ``s.linear_term``), then the MLP on what it leaves by Adam on the squared error, from zero, whole
+    games held out to pick the best epoch (epoch 0: the MLP still zero). With ``s.relative`` both fit
+    the targets centred over each position's players. Returns the network and its held-out losses
+    (mean squared points of the fitted criterion) with those of the end-now value (correction 0) and
+    of the linear term alone."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
+    n = samples.players
     games = np.unique(samples.game)
     held = set(rng.choice(games, size=round(s.holdout * len(games)), replace=False).tolist())
     test = np.isin(samples.game, list(held))
@@ -277,12 +298,25 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
     mean = samples.x[train].mean(axis=0)
     std = samples.x[train].std(axis=0)
     std[std < 1e-6] = 1.0
+    design = design_row(samples.x[:, :len(FEATURES)], samples.t[:, None])
+
+    def centred_rows(a: np.ndarray) -> np.ndarray:
+        """``a`` (rows first) minus its mean over each position's players, with ``s.relative``."""
+        if not s.relative:
+            return a
+        grouped = a.reshape(-1, n, *a.shape[1:])
+        return np.asarray(grouped - grouped.mean(axis=1, keepdims=True)).reshape(a.shape)
+
+    linear = fit_linear(centred_rows(design)[train], centred_rows(samples.y)[train], s.ridge) \
+        if s.linear_term else None
+    residual = samples.y - (design @ linear if linear is not None else 0.0)
     device = torch.device(s.device)
 
     def tensors(mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        x = torch.tensor((samples.x[mask] - mean) / std, dtype=torch.float32, device=device)
-        return x, torch.tensor(samples.t[mask], dtype=torch.float32, device=device), \
-            torch.tensor(samples.y[mask], dtype=torch.float32, device=device)
+        """Inputs, shares and residual targets of the rows in ``mask``, one position per row of players."""
+        def grouped(a: np.ndarray) -> torch.Tensor:
+            return torch.tensor(a[mask].reshape(-1, n, *a.shape[1:]), dtype=torch.float32, device=device)
+        return grouped((samples.x - mean) / std), grouped(samples.t), grouped(residual)
 
     xtr, ttr, ytr = tensors(train)
     xte, tte, yte = tensors(test)
@@ -290,21 +324,34 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(widths):
         layers += [nn.Linear(a, b), nn.ReLU()]
-    model = nn.Sequential(*layers, nn.Linear(widths[-1], 1)).to(device)
+    head = nn.Linear(widths[-1], 1)
+    nn.init.zeros_(head.weight)
+    nn.init.zeros_(head.bias)
+    model = nn.Sequential(*layers, head).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=s.learning_rate, weight_decay=s.weight_decay)
 
-    def loss_of(x: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        prediction: torch.Tensor = model(x)[:, 0] * t
-        return ((prediction - y) ** 2).mean()
+    def centred(a: torch.Tensor) -> torch.Tensor:
+        return a - a.mean(dim=-1, keepdim=True) if s.relative else a
 
-    best = (math.inf, [p.detach().clone() for p in model.parameters()], 0)
-    n = len(ytr)
+    def loss_of(x: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        prediction = centred(model(x)[..., 0]) * t
+        return ((prediction - centred(y)) ** 2).mean()
+
+    model.eval()
+    with torch.no_grad():
+        linear_loss = float(loss_of(xte, tte, yte)) if len(yte) else math.nan
+        end_now_loss = float((centred(yte + torch.tensor(
+            (design @ linear)[test].reshape(-1, n) if linear is not None else 0.0, dtype=torch.float32,
+            device=device)) ** 2).mean()) if len(yte) else math.nan
+    best = (linear_loss if len(yte) else math.inf, [p.detach().clone() for p in model.parameters()], 0)
+    positions = len(ytr)
+    batch = max(1, s.batch_size // n)
     for epoch in range(s.epochs):
         model.train()
-        order = torch.randperm(n, device=device)
+        order = torch.randperm(positions, device=device)
         total = 0.0
-        for i in range(0, n, s.batch_size):
-            idx = order[i:i + s.batch_size]
+        for i in range(0, positions, batch):
+            idx = order[i:i + batch]
             loss = loss_of(xtr[idx], ttr[idx], ytr[idx])
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves Tensor.backward untyped
@@ -312,24 +359,25 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
             total += loss.item() * len(idx)
         model.eval()
         with torch.no_grad():
-            held_loss = float(loss_of(xte, tte, yte)) if len(yte) else total / n
+            held_loss = float(loss_of(xte, tte, yte)) if len(yte) else total / positions
         if log is not None:
-            log.add_scalar("fit/train_mse", total / n, step * 1000 + epoch)
+            log.add_scalar("fit/train_mse", total / positions, step * 1000 + epoch)
             log.add_scalar("fit/heldout_mse", held_loss, step * 1000 + epoch)
         if held_loss < best[0]:
             best = (held_loss, [p.detach().clone() for p in model.parameters()], epoch + 1)
     with torch.no_grad():
         for p, saved in zip(model.parameters(), best[1], strict=True):
             p.copy_(saved)
-        baseline = float((yte ** 2).mean()) if len(yte) else math.nan
     linears = [m for m in model if isinstance(m, nn.Linear)]
     net = ValueNet(
         tuple((m.weight.detach().cpu().double().numpy().T.copy(), m.bias.detach().cpu().double().numpy().copy())
               for m in linears),
         mean.astype(np.float64), std.astype(np.float64), config,
         {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2]},
+        linear, s.relative,
     )
-    return net, {"heldout_mse": best[0], "heldout_mse_end_now": baseline, "epochs": float(best[2])}
+    return net, {"heldout_mse": best[0], "heldout_mse_end_now": end_now_loss, "heldout_mse_linear": linear_loss,
+                 "epochs": float(best[2])}
 
 
 # ------------------------------------------------------------------------------------------ the gate
@@ -473,7 +521,7 @@ def train(s: Settings) -> Path:
     out = Path(s.out)
     s, state = _load_state(s, out)
     workers = s.workers or free_cores()
-    torch.set_num_threads(s.threads or max(1, min(2, free_cores())))
+    torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
     config = s.game_config().to_dict()
     started = time.time()
@@ -526,8 +574,9 @@ def train(s: Settings) -> Path:
             net.save(gen / "candidate.npz")
             for k, v in losses.items():
                 log.add_scalar(f"fit/{k}", v, g)
-            print(f"   held-out mean squared error {losses['heldout_mse']:.1f} "
-                  f"(end-now value: {losses['heldout_mse_end_now']:.1f}), {samples.y.size} rows", flush=True)
+            print(f"   held-out mean squared error {losses['heldout_mse']:.1f} (end-now value: "
+                  f"{losses['heldout_mse_end_now']:.1f}, linear term alone: {losses['heldout_mse_linear']:.1f}), "
+                  f"{samples.y.size} rows, best epoch {losses['epochs']:.0f}", flush=True)
             save(step="gate")
         if state["step"] == "gate":
             candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast)
