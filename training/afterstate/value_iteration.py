@@ -340,9 +340,7 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
     model.eval()
     with torch.no_grad():
         linear_loss = float(loss_of(xte, tte, yte)) if len(yte) else math.nan
-        end_now_loss = float((centred(yte + torch.tensor(
-            (design @ linear)[test].reshape(-1, n) if linear is not None else 0.0, dtype=torch.float32,
-            device=device)) ** 2).mean()) if len(yte) else math.nan
+        end_now_loss = float((centred_rows(samples.y)[test] ** 2).mean()) if len(yte) else math.nan
     best = (linear_loss if len(yte) else math.inf, [p.detach().clone() for p in model.parameters()], 0)
     positions = len(ytr)
     batch = max(1, s.batch_size // n)
