@@ -52,6 +52,7 @@ from carcassonne_env.engine import ActionKind, GameConfig
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.layout import Layout
 
+from .action_heads import ActionHeads
 from .prior import PRIOR_KEY
 
 __all__ = [
@@ -556,13 +557,20 @@ class BoardNet(nn.Module):
 
     When the observation space has a ``prior`` entry (:mod:`agents.nets.prior`), the logit of each
     allowed action is ``β · prior + head logit`` with β = exp(``prior_log_scale``), a learned
-    parameter that starts at 1 / ``prior_temperature``."""
+    parameter that starts at 1 / ``prior_temperature``.
+
+    ``action_heads``: the logits of PLACE and DEPLOY actions come from
+    :class:`~agents.nets.action_heads.ActionHeads`, conditioned on the tile's picture in each
+    rotation and on the feature each follower would claim."""
 
     source: th.Tensor
+    place_rotation: th.Tensor  # with action heads: the rotation of each per-cell channel (−1: not PLACE)
+    deploy_slot: th.Tensor  # with action heads: the slot of each non-spatial logit (−1: not DEPLOY)
 
     def __init__(
         self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1,
         head_hidden: int = 64, encoder: BoardEncoder | None = None, prior_temperature: float = 1.0,
+        action_heads: bool = False,
     ) -> None:
         super().__init__()
         if not prior_temperature > 0:
@@ -579,6 +587,15 @@ class BoardNet(nn.Module):
         self.other_head = nn.Linear(head_hidden, len(other))
         self.value_net = nn.Sequential(nn.Linear(trunk.features_dim, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 1))
         self.register_buffer("source", th.tensor(codec_index_map(self.codec)), persistent=False)
+        self.action_heads: ActionHeads | None = None
+        if action_heads:
+            layout = layout_of(observation_space)
+            board_scale = PlaneScale(np.array([e.high for e in layout.board]), spatial=True)
+            self.action_heads = ActionHeads(layout, trunk.channels, trunk.features_dim, head_hidden, board_scale)
+            self.register_buffer("place_rotation", th.tensor(
+                [arg if kind is ActionKind.PLACE else -1 for kind, arg in spatial]), persistent=False)
+            self.register_buffer("deploy_slot", th.tensor(
+                [arg if kind is ActionKind.DEPLOY else -1 for kind, arg in other]), persistent=False)
 
     def orthogonal_init(self) -> None:
         """Stable-Baselines3's initialisation: orthogonal weights of every linear and convolution
@@ -589,6 +606,11 @@ class BoardNet(nn.Module):
             (self.spatial_head, 0.01), (self.other_head, 0.01), (self.value_net[-1], 1.0),
         ):
             module.apply(partial(_orthogonal, gain=float(gain)))
+        if self.action_heads is not None:
+            heads = self.action_heads
+            heads.apply(partial(_orthogonal, gain=float(np.sqrt(2))))
+            for out in (heads.place_out, heads.deploy_out):
+                out.apply(partial(_orthogonal, gain=0.01))
 
     def legal_logits(
         self, obs: Observation, legal: np.ndarray | th.Tensor | LegalActions | None = None
@@ -624,10 +646,31 @@ class BoardNet(nn.Module):
         spatial_logits = (cells[index.cell] * weight[index.channel]).sum(1) + bias[index.channel]
         other = self.other_head(self.pi_hidden(features.pooled))
         logits = th.where(index.spatial, spatial_logits, other[index.rows, index.column])
+        if self.action_heads is not None:
+            logits = self._action_head_logits(obs, features, index, cells, logits)
         if self.prior_log_scale is not None:
             prior = obs[PRIOR_KEY].to(logits.dtype)
             logits = logits + self.prior_log_scale.exp() * prior[index.rows, index.actions]
         return pad_legal(index, logits, batch), values
+
+    def _action_head_logits(self, obs: Observation, features: BoardFeatures, index: LegalIndex, cells: th.Tensor,
+                            logits: th.Tensor) -> th.Tensor:
+        """``logits`` with those of PLACE and DEPLOY actions from :attr:`action_heads`."""
+        heads = self.action_heads
+        assert heads is not None
+        rotation = th.where(index.spatial, self.place_rotation[index.channel], -1)
+        place = (rotation >= 0).nonzero().squeeze(1)
+        if len(place):
+            logits = logits.index_put((place,), heads.place(
+                cells[index.cell[place]], index.rows[place], rotation[place], obs["vector"], features.pooled))
+        slot = th.where(index.spatial, -1, self.deploy_slot[index.column])
+        deploy = (slot >= 0).nonzero().squeeze(1)
+        if len(deploy):
+            c = self.features_extractor.channels
+            logits = logits.index_put((deploy,), heads.deploy(
+                obs["board"], obs["cells"], index.rows[deploy], slot[deploy], features.pooled[:, c:2 * c],
+                features.pooled))
+        return logits
 
     def values(self, obs: Observation) -> th.Tensor:
         """The value head alone (B, 1)."""
