@@ -70,7 +70,8 @@ from training.checks import SEED_LIMIT, SettingError, check_agents, check_device
 from training.sb3.imitation import Decision, labelled_games
 from training.sb3.threads import free_cores, torch_threads
 
-__all__ = ["CHUNK", "HOLDOUT", "PHASES", "PRESETS", "Samples", "Settings", "check", "collect_round", "main", "train"]
+__all__ = ["CHUNK", "HOLDOUT", "PHASES", "PRESETS", "SampleBuilder", "Samples", "Settings", "check", "collect_round",
+           "evaluate", "fit", "heldout_games", "main", "ms_per_decision", "train"]
 
 #: Decisions per collection task (each with its own seed): the unit of parallel play.
 CHUNK = 1_000
@@ -301,7 +302,7 @@ class Samples:
             )
 
 
-class _Builder:
+class SampleBuilder:
     """Accumulates :class:`~training.sb3.imitation.Decision` s into :class:`Samples`."""
 
     def __init__(self, n_actions: int, phase: slice) -> None:
@@ -364,7 +365,7 @@ def collect_round(
 
     env = raw_env(**env_kwargs)
     phase = env.encoder.layout.vector_entry["phase"]
-    builder = _Builder(env.codec.n, slice(phase.start, phase.start + len(PHASES)))
+    builder = SampleBuilder(env.codec.n, slice(phase.start, phase.start + len(PHASES)))
     games = labelled_games(env_kwargs, seed, make_agent, teacher, (student or teacher,),
                            1.0 - student_share if student else 1.0, temperature, label_all=True,
                            pile_rng=np.random.default_rng([seed, 1]))
