@@ -147,8 +147,15 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     assert again.returncode != 0 and "already holds a run" in again.stderr
     changed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume", "--seed", "5")
     assert changed.returncode != 0 and "--seed 0 (now 5)" in changed.stderr and "Traceback" not in changed.stderr
+    state0 = (out / "state.json").read_text()
     resumed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
     assert resumed.returncode == 0, resumed.stderr
+    student = (out / "round_001" / "student.zip").read_bytes()
+    (out / "state.json").write_text(state0)  # as if killed while round 1 was being rated
+    again = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "fitting" in again.stdout and "epoch 1" not in again.stdout  # its samples and student are reused
+    assert (out / "round_001" / "student.zip").read_bytes() == student
     assert (out / "round_001" / "student.zip").is_file()
     history = json.loads((out / "history.json").read_text())
     assert [h["round"] for h in history] == [0, 1]

@@ -46,7 +46,7 @@ That is a few KB per decision (``bytes_per_sample`` in the history).
 
 ``state.json`` records each finished round (written atomically); ``--resume`` continues a killed or
 finished run from the last finished round up to ``--rounds`` (a round's samples, once saved, are
-reused; its rating tournament resumes game by game).
+reused, and so is its student once fitted (``round_NNN/fit.json``); its rating resumes game by game).
 """
 
 from __future__ import annotations
@@ -647,10 +647,17 @@ def train(s: Settings) -> Path:
         student_seats = int((~rounds[k].by_teacher).sum())
         print(f"== round {k}: fitting on {len(data)} decisions of rounds {first}–{k} ({student_seats} of round {k} "
               f"from student seats; {data.nbytes / len(data) / 1024:.1f} KB per decision in memory)", flush=True)
-        figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k)
-        tmp = folder / "student.tmp.zip"
-        model.save(tmp)
-        os.replace(tmp, folder / "student.zip")
+        size, memory = len(data), data.nbytes
+        if (folder / "fit.json").exists() and (folder / "student.zip").exists():  # fitted before a kill: rate it
+            figures = json.loads((folder / "fit.json").read_text())
+            model.policy.load_state_dict(load_policy(folder / "student.zip", s.device).state_dict())
+        else:
+            figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k)
+            tmp = folder / "student.tmp.zip"
+            model.save(tmp)
+            os.replace(tmp, folder / "student.zip")
+            _write_json(folder / "fit.json", _json_safe(figures))
+        del data
         shutil.copyfile(folder / "student.zip", out / "student.tmp.zip")
         os.replace(out / "student.tmp.zip", out / "student.zip")
         spec = f"ppo:{folder / 'student.zip'}"
@@ -659,10 +666,10 @@ def train(s: Settings) -> Path:
                                               GameConfig(players=s.players, expansions=s.expansions),
                                               folder / "anchors", workers, s.progress)
         hours = (base_seconds + time.time() - started) / 3600
-        entry: dict[str, Any] = {"round": k, "hours": hours, "samples": len(data), "round_samples": len(rounds[k]),
-                 "student_seat_samples": student_seats, "bytes_per_sample": data.nbytes / len(data),
-                 "memory_bytes": data.nbytes, **figures, "ms_per_decision": ms_per_decision(games, spec),
-                 "student": str(folder / "student.zip"), "ratings": ratings}
+        entry: dict[str, Any] = {"round": k, "hours": hours, "samples": size, "round_samples": len(rounds[k]),
+                                 "student_seat_samples": student_seats, "bytes_per_sample": memory / size,
+                                 "memory_bytes": memory, **figures, "ms_per_decision": ms_per_decision(games, spec),
+                                 "student": str(folder / "student.zip"), "ratings": ratings}
         history = [h for h in state["history"] if h["round"] != k] + [entry]
         for anchor, r in ratings.items():
             for name in ("win", "score", "elo"):
