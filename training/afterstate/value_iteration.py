@@ -61,6 +61,7 @@ from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
 from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
 from training.arena import tournament
+from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
 from training.checks import SEED_LIMIT, check_agents, check_device, check_out
@@ -422,23 +423,8 @@ def _tournament(s: Settings, out: Path, agents: tuple[str, ...], mode: str, seed
 
 def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, dict[str, float]]:
     """The best agent of generation ``g`` against every anchor on the fixed anchor seeds."""
-    first = 90_000_000 + 1_000 * s.seed
-    field = tuple(a for a in s.anchors if a != spec)
-    ratings: dict[str, dict[str, float]] = {}
-    for anchor in s.anchors:
-        if anchor == spec:  # the agent is this anchor (generation 0 of init end_now is greedy): even by definition
-            ratings[anchor] = {"score": 0.5, "low": 0.5, "high": 0.5, "elo": 0.0,
-                               "elo_low": 0.0, "elo_high": 0.0, "margin": 0.0, "games": 0}
-    if not field:
-        return ratings
-    games, _ = _tournament(s, out, (spec, *field), "gauntlet", s.anchor_seeds, first, workers)
-    h2h = head_to_heads(games, (spec, *field))
-    for anchor in field:
-        st = pair_stats(h2h, spec, anchor)
-        ratings[anchor] = {"score": st.score, "low": st.paired_score_ci[0], "high": st.paired_score_ci[1],
-                           "elo": _finite(st.elo), "elo_low": _finite(st.elo_ci[0]),
-                           "elo_high": _finite(st.elo_ci[1]), "margin": st.margin, "games": st.games}
-    return ratings
+    return rate_against_anchors(spec, s.anchors, s.anchor_seeds, 90_000_000 + 1_000 * s.seed, s.game_config(), out,
+                                workers, s.progress, s.backend, s.address)[0]
 
 
 def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> None:

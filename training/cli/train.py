@@ -52,6 +52,9 @@ TRAINERS: tuple[Trainer, ...] = (
     Trainer("afterstate", "training.afterstate.value_iteration",
             "afterstate value iteration (TD-Gammon-style self-play with a gate): the afterstate: agents "
             "(presets quick, full; train extra)"),
+    Trainer("distill", "training.distill.policy_distillation",
+            "policy distillation with DAgger: a board network that plays without search, imitating a search "
+            "teacher (afterstate:pretrained,fast=1); saved as a ppo: zip (presets quick, full; train extra)"),
     Trainer("value", "training.value.fit_linear",
             "fit the linear position value of greedy:value=linear on tournament games.jsonl files"),
 )

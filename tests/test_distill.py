@@ -1,0 +1,181 @@
+"""Policy distillation (training/distill/policy_distillation.py): DAgger labelling of the student's
+seats against the teacher's own values, the compact sample store, the checks, and tiny runs from
+the command line (files, the curve, --resume)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agents import GreedyAgent, make_agent
+from training.checks import SettingError
+from training.distill import policy_distillation as pd
+from training.sb3.imitation import labelled_games
+
+REPO = Path(__file__).resolve().parents[1]
+BASE = {"players": 2, "expansions": ()}
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+class Recording:
+    """An agent that plays as ``inner`` and records, at each of its decisions, the action values
+    an independent greedy agent gives the position (the teacher's values, computed apart)."""
+
+    def __init__(self, inner: Any, log: list[np.ndarray]) -> None:
+        self.inner, self.log = inner, log
+
+    def choose_action(self, game: Any) -> Any:
+        self.log.append(np.asarray(GreedyAgent(seed=0).action_values(game.clone()), dtype=np.float64))
+        return self.inner.choose_action(game)
+
+
+def test_dagger_labels_the_student_seats_with_the_teachers_values() -> None:
+    """Teacher greedy, student random: a round ≥ 1 has samples from the student's seats, and each
+    one's target is softmax(greedy's values of that very position / T), its label a best-valued action."""
+    log: list[np.ndarray] = []
+
+    def agents(spec: str, seed: int) -> Any:
+        agent = make_agent(spec, seed=seed)
+        return Recording(agent, log) if spec == "random" else agent
+
+    temperature = 2.0
+    samples = pd.collect_round(BASE, 300, seed=4, teacher="greedy", student="random", student_share=0.5,
+                               temperature=temperature, round_index=1, make_agent=agents)
+    student = np.flatnonzero(~samples.by_teacher)
+    assert len(student) == len(log) > 50 and samples.by_teacher.any()
+    assert (samples.rounds == 1).all()
+    for i, values in zip(student, log, strict=True):
+        target = samples.target_of(int(i))
+        expected = np.exp((values - values.max()) / temperature)
+        expected /= expected.sum()
+        assert np.allclose(np.sort(target), np.sort(expected), atol=1e-6)
+        label = int(np.searchsorted(samples.legal_of(int(i)), samples.actions[i]))
+        assert target[label] == target.max()
+    for i in np.flatnonzero(samples.by_teacher):  # the teacher's own seats: it played a best-valued action
+        target = samples.target_of(int(i))
+        assert target[int(np.searchsorted(samples.legal_of(int(i)), samples.actions[i]))] == target.max()
+    assert set(np.unique(samples.phases)) <= {0, 1, 2} and 0 in samples.phases
+    assert set(np.unique(samples.outcomes)) <= {-1.0, 0.0, 1.0}
+
+
+def test_every_game_of_a_later_round_seats_the_student() -> None:
+    samples = pd.collect_round(BASE, 400, seed=1, teacher="greedy", student="random", student_share=0.01)
+    for game in np.unique(samples.games):
+        assert (~samples.by_teacher[samples.games == game]).any()
+    round0 = pd.collect_round(BASE, 100, seed=1, teacher="greedy")
+    assert round0.by_teacher.all()
+
+
+def test_compression_round_trips_exactly(tmp_path: Path) -> None:
+    from carcassonne_env.environment.aec import raw_env
+
+    env = raw_env(**BASE)
+    phase = env.encoder.layout.vector_entry["phase"]
+    games = labelled_games(BASE, 3, lambda spec, seed: make_agent(spec, seed=seed), teacher="greedy",
+                           partners=("random",), teacher_share=0.5, label_all=True)
+    parts, decisions = [], []
+    for _ in range(2):
+        builder = pd.SampleBuilder(env.codec.n, slice(phase.start, phase.start + 3))
+        seed, labelled, final = next(games)
+        for d in labelled:
+            builder.add(d, final[d.seat], seed)
+        parts.append(builder.build(0))
+        decisions.extend(labelled)
+    samples = pd.Samples.concatenate(parts)
+    samples.save(tmp_path / "s.npz")
+    for data in (samples, pd.Samples.load(tmp_path / "s.npz")):
+        idx = np.arange(len(data))
+        assert len(data) == len(decisions)
+        obs = data.observations(idx)
+        for key in decisions[0].observation:
+            original = np.stack([d.observation[key] for d in decisions])
+            assert obs[key].dtype == original.dtype and np.array_equal(obs[key], original)
+        assert np.array_equal(data.masks(idx), np.stack([d.mask for d in decisions]))
+        for i, d in enumerate(decisions):
+            assert np.array_equal(data.target_of(i), d.target) and data.actions[i] == d.action
+    assert samples.nbytes < 0.1 * sum(v.nbytes for d in decisions for v in d.observation.values())
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"decisions": 0}, "--decisions: must be at least 1"),
+    ({"student_share": 0.0}, "--student-share: must be in (0, 1]"),
+    ({"temperature": 0.0}, "--temperature: must be a positive number"),
+    ({"window": -1}, "--window: must be ≥ 0"),
+    ({"players": 7}, "--players / --expansions"),
+    ({"teacher": "bogus"}, "--teacher: agent 'bogus'"),
+    ({"anchors": ()}, "--anchors: needs at least one agent spec"),
+    ({"device": "gpu"}, "--device"),
+])
+def test_bad_settings_are_refused_by_name(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(SettingError) as error:
+        pd.check(pd.Settings(**change))
+    assert message in str(error.value)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "training.cli", "train", "distill", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=600,
+                          env={**__import__("os").environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"})
+
+
+TINY = ("quick", "--decisions", "150", "--channels", "8", "--blocks", "1", "--head-hidden", "8", "--epochs", "1",
+        "--eval-seeds", "1", "--anchors", "random", "--workers", "1", "--threads", "1", "--no-progress")
+
+
+def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = run_cli(*TINY, "--out", str(out), "--rounds", "1")
+    assert first.returncode == 0, first.stderr
+    for name in ("round_000/samples.npz", "round_000/student.zip", "round_000/anchors/games.jsonl", "student.zip",
+                 "curve.csv", "curve.png", "history.json", "state.json"):
+        assert (out / name).is_file(), name
+    assert not (out / "round_001").exists()
+    again = run_cli(*TINY, "--out", str(out), "--rounds", "1")
+    assert again.returncode != 0 and "already holds a run" in again.stderr
+    changed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume", "--seed", "5")
+    assert changed.returncode != 0 and "--seed 0 (now 5)" in changed.stderr and "Traceback" not in changed.stderr
+    state0 = (out / "state.json").read_text()
+    resumed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    student = (out / "round_001" / "student.zip").read_bytes()
+    (out / "state.json").write_text(state0)  # as if killed while round 1 was being rated
+    again = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "fitting" in again.stdout and "epoch 1" not in again.stdout  # its samples and student are reused
+    assert (out / "round_001" / "student.zip").read_bytes() == student
+    assert (out / "round_001" / "student.zip").is_file()
+    history = json.loads((out / "history.json").read_text())
+    assert [h["round"] for h in history] == [0, 1]
+    assert history[0]["student_seat_samples"] == 0 < history[1]["student_seat_samples"]
+    assert history[1]["samples"] == history[0]["round_samples"] + history[1]["round_samples"]
+    assert history[1]["ms_per_decision"] > 0 and history[1]["ratings"]["random"]["games"] == 2
+    with (out / "curve.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["round"] for r in rows] == ["0", "1"]
+    assert all(0 <= float(r["random_win_low"]) <= float(r["random_win"]) <= float(r["random_win_high"]) <= 1
+               for r in rows)
+    assert all(0 <= float(r["agreement"]) <= 1 for r in rows)
+    agent = make_agent(f"ppo:{out / 'student.zip'}", seed=0)  # the student plays as a ppo: agent
+    from carcassonne_env.engine import Game, GameConfig
+
+    game = Game(GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers")), seed=0)
+    assert agent.choose_action(game) in game.legal_actions()
+
+
+def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> None:
+    result = run_cli("quick", "--out", str(tmp_path / "x"), "--rounds", "0")
+    assert result.returncode != 0
+    assert "--rounds: must be at least 1" in result.stderr and "Traceback" not in result.stderr
