@@ -122,7 +122,8 @@ class Settings:
     head_hidden: int = 64
     """Hidden units of the non-spatial action head and the value head."""
     action_heads: bool = False
-    """The board network's ``action_heads`` option (passed to ``policy_kwargs`` only when set)."""
+    """The board network's ``action_heads`` option (:mod:`agents.nets.action_heads`: PLACE and DEPLOY
+    logits from the tile's picture in each rotation and the feature each follower would claim)."""
     eval_seeds: int = 20
     """Tile orders per anchor each round (each played in every seat)."""
     anchors: tuple[str, ...] = ("random", "greedy")
@@ -147,10 +148,10 @@ PRESETS: dict[str, tuple[str, Settings]] = {
               "rated against random and greedy on 5 tile orders.",
               Settings(out="runs/quick_distill", rounds=2, decisions=3_000, epochs=4, learning_rate=1e-3, channels=16,
                        blocks=1, head_hidden=32, eval_seeds=5)),
-    "full": ("Hours (use many cores): 4 rounds of 60,000 decisions, a 64-channel 4-block network, 6 epochs a round, "
-             "rated against random and greedy on 100 tile orders.",
+    "full": ("Hours (use many cores): 4 rounds of 60,000 decisions, a 64-channel 4-block network with action "
+             "heads, 6 epochs a round, rated against random and greedy on 100 tile orders.",
              Settings(out="runs/distill", rounds=4, decisions=60_000, epochs=6, channels=64, blocks=4,
-                      head_hidden=128, eval_seeds=100)),
+                      head_hidden=128, action_heads=True, eval_seeds=100)),
 }
 
 #: Settings that may change on --resume (they do not change what the run computes).
@@ -511,8 +512,8 @@ def _student(s: Settings) -> Any:
     from agents.nets.policy import CarcassonnePolicy, policy_kwargs
     from carcassonne_env.environment import SingleAgentEnv
 
-    extra: dict[str, Any] = {"action_heads": True} if s.action_heads else {}
-    kwargs = policy_kwargs(channels=s.channels, blocks=s.blocks, head_hidden=s.head_hidden, **extra)
+    kwargs = policy_kwargs(channels=s.channels, blocks=s.blocks, head_hidden=s.head_hidden,
+                           action_heads=s.action_heads)
     venv = DummyVecEnv([lambda: SingleAgentEnv(seat=None, **s.env_kwargs())])
     return MaskablePPO(CarcassonnePolicy, venv, n_steps=8, batch_size=8, seed=s.seed, device=s.device,
                        policy_kwargs=kwargs)
