@@ -99,7 +99,8 @@ def test_the_rotation_reaches_a_place_logit_only_through_the_tiles_picture() -> 
         vector = th.zeros(1, layout.vector_size)
         vector[0, tile_entry + t] = 1
         with th.no_grad():
-            logits = heads.place(cell, th.zeros(4, dtype=th.long), rotation, vector, pooled)
+            logits = heads.place(cell, th.zeros(4, dtype=th.long), th.full((4,), 31 * 15 + 15), rotation,
+                                 th.zeros(1, 15, 93, 93), vector, pooled)
         assert bool((logits == logits[0]).all()) is equal
 
 
@@ -119,3 +120,39 @@ def test_a_network_with_action_heads_saves_loads_and_plays_legal_actions(tmp_pat
         assert mask[int(action)]
     # the option is saved only when set: older checkpoints' arguments are unchanged
     assert "action_heads" not in policy_kwargs()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_each_side_pairs_the_tiles_border_with_the_sub_cells_it_touches(seed: int) -> None:
+    """Each border sub-cell of the tile is paired with the neighbour's sub-cell one step beyond it,
+    and since every legal placement matches its neighbours' edges (R11), the middle pair of every
+    side shows the same terrain on both tiles (the corners show where two edges meet, either one)."""
+    heads = _model().policy.net.action_heads
+    row_col = np.stack(np.divmod(heads.inner.numpy(), 3), -1)  # (4 sides, 3, 2)
+    assert (np.abs(heads.outer.numpy() - row_col).sum(-1) == 1).all()
+    env = SingleAgentEnv(players=2, expansions=ALL)
+    obs, _ = env.reset(seed=seed)
+    codec = env.aec.codec
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(60):
+        legal = np.flatnonzero(env.action_masks())
+        tile = int(np.argmax(obs["vector"][heads.tile_entries]))
+        for index in legal:
+            segment, cell, rotation = codec.split(int(index))
+            if segment.kind is not ActionKind.PLACE:
+                continue
+            row, col = divmod(cell, 31)
+            picture = heads.stamps[tile, rotation].view(8, 9)[:TERRAIN].numpy()
+            for side in range(4):
+                ys = 3 * row + heads.outer[side, :, 0].numpy()
+                xs = 3 * col + heads.outer[side, :, 1].numpy()
+                facing = obs["board"][:TERRAIN, ys, xs]
+                if not facing.any():
+                    continue  # no tile on that side
+                middle = int(heads.inner[side, 1])
+                assert np.array_equal(facing[:, 1].astype(bool), picture[:, middle] > 0)
+                checked += 1
+        obs, _, done, _, _ = env.step(int(rng.choice(legal)))
+        assert not done
+    assert checked > 100

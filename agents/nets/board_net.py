@@ -661,8 +661,11 @@ class BoardNet(nn.Module):
         rotation = th.where(index.spatial, self.place_rotation[index.channel], -1)
         place = (rotation >= 0).nonzero().squeeze(1)
         if len(place):
+            w = self.codec.size
+            window_cell = self.source[index.actions[place]] % (w * w)
             logits = logits.index_put((place,), heads.place(
-                cells[index.cell[place]], index.rows[place], rotation[place], obs["vector"], features.pooled))
+                cells[index.cell[place]], index.rows[place], window_cell, rotation[place], obs["board"],
+                obs["vector"], features.pooled))
         slot = th.where(index.spatial, -1, self.deploy_slot[index.column])
         deploy = (slot >= 0).nonzero().squeeze(1)
         if len(deploy):
