@@ -3,16 +3,18 @@ command-line flag, the rule and the value, raised before any run starts (issue 2
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from carcassonne_env.engine import GameConfig
 
 __all__ = ["SEED_LIMIT", "SettingError", "check_agents", "check_device", "check_out", "finite", "flag", "is_int",
-           "need"]
+           "need", "run_state"]
 
 #: Seeds are below this: numpy's and torch's global seeds (``np.random.seed``) take 32-bit integers.
 SEED_LIMIT = 2**32
@@ -65,3 +67,27 @@ def check_agents(name: str, specs: Iterable[str], config: GameConfig) -> None:
             check_fits(make_agent(spec, seed=0), config, spec)
         except ValueError as e:  # AgentSpecError included
             raise SettingError(f"{flag(name)}: {e}") from None
+
+
+def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any]) -> dict[str, Any]:
+    """The state of the run in ``out`` (its ``state.json``) when ``settings.resume``, else ``fresh``
+    for a new run (``out`` is created). Refused by name: resuming where no run is, a new run where
+    one is, and resuming with other values of the settings (a dataclass) not in ``resumable``."""
+    state_path = out / "state.json"
+    if settings.resume:
+        if not state_path.exists():
+            raise SettingError(f"--resume: no run in {out} (expected state.json)")
+        state: dict[str, Any] = json.loads(state_path.read_text())
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}
+        saved = type(settings)(**fields)
+        keep = set(resumable)
+        changed = sorted(k for k in asdict(settings) if k not in keep and getattr(settings, k) != getattr(saved, k))
+        if changed:
+            raise SettingError(f"--resume: {out} was started with other settings: "
+                               + ", ".join(f"{flag(k)} {getattr(saved, k)!r} (now {getattr(settings, k)!r})"
+                                           for k in changed))
+        return state
+    if state_path.exists():
+        raise SettingError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    return fresh

@@ -64,7 +64,7 @@ from training.arena import tournament
 from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
-from training.checks import SEED_LIMIT, check_agents, check_device, check_out
+from training.checks import SEED_LIMIT, check_agents, check_device, check_out, run_state
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
@@ -475,27 +475,6 @@ def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Pat
     _plot(history, anchors, out / "ratings.png")
 
 
-def _load_state(s: Settings, out: Path) -> tuple[Settings, dict[str, Any]]:
-    state_path = out / "state.json"
-    if s.resume:
-        if not state_path.exists():
-            raise ValueError(f"--resume: no run in {out} (expected state.json)")
-        state: dict[str, Any] = json.loads(state_path.read_text())
-        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}
-        saved = Settings(**fields)
-        changed = sorted(k for k in asdict(s) if k not in _RESUMABLE and getattr(s, k) != getattr(saved, k))
-        if changed:
-            raise ValueError(f"--resume: {out} was started with other settings: "
-                             + ", ".join(f"--{k.replace('_', '-')} {getattr(saved, k)!r} (now {getattr(s, k)!r})"
-                                         for k in changed))
-        return s, state
-    if state_path.exists():
-        raise ValueError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    return s, {"settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
-               "best_value": s.init, "seconds": 0.0, "history": []}
-
-
 def train(s: Settings) -> Path:
     """Run (or resume) the value iteration described by ``s``; returns the directory of the run."""
     import torch
@@ -503,7 +482,9 @@ def train(s: Settings) -> Path:
 
     check(s)
     out = Path(s.out)
-    s, state = _load_state(s, out)
+    state = run_state(s, out, _RESUMABLE, {
+        "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
+        "best_value": s.init, "seconds": 0.0, "history": []})
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))

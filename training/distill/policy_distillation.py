@@ -66,7 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from training.arena.anchors import rate_against_anchors
-from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out, need
+from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out, need, run_state
 from training.sb3.imitation import Decision, labelled_games
 from training.sb3.threads import free_cores, torch_threads
 
@@ -587,26 +587,6 @@ def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> 
     plt.close(fig)
 
 
-def _load_state(s: Settings, out: Path) -> dict[str, Any]:
-    state_path = out / "state.json"
-    if s.resume:
-        if not state_path.exists():
-            raise SettingError(f"--resume: no run in {out} (expected state.json)")
-        state: dict[str, Any] = json.loads(state_path.read_text())
-        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}
-        saved = Settings(**fields)
-        changed = sorted(k for k in asdict(s) if k not in _RESUMABLE and getattr(s, k) != getattr(saved, k))
-        if changed:
-            raise SettingError(f"--resume: {out} was started with other settings: "
-                               + ", ".join(f"--{k.replace('_', '-')} {getattr(saved, k)!r} (now {getattr(s, k)!r})"
-                                           for k in changed))
-        return state
-    if state_path.exists():
-        raise SettingError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    return {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []}
-
-
 def train(s: Settings) -> Path:
     """Run (or resume) the distillation described by ``s``; returns the directory of the run."""
     import shutil
@@ -619,7 +599,7 @@ def train(s: Settings) -> Path:
 
     check(s)
     out = Path(s.out)
-    state = _load_state(s, out)
+    state = run_state(s, out, _RESUMABLE, {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []})
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
