@@ -176,14 +176,16 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def _wait(browser: Any, server: PlayServer, *states: str) -> str:
-    """Wait until the page shows one of ``states`` for the server's current position."""
-    from selenium.webdriver.common.by import By
+    """Wait until the page shows one of ``states`` for the server's current position.
 
+    Both attributes are read by one script: read one by one, a response arriving in between paired
+    the old page's ``human`` with the new position's count (an agent's turn), a flaky failure.
+    """
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        body = browser.find_element(By.TAG_NAME, "body")
-        waiting = body.get_attribute("data-waiting")
-        if waiting in states and body.get_attribute("data-decisions") == str(len(server.session.game.history)):
+        waiting, decisions = browser.execute_script(
+            "return [document.body.dataset.waiting, document.body.dataset.decisions];")
+        if waiting in states and decisions == str(len(server.session.game.history)):
             return str(waiting)
         time.sleep(0.05)
     raise AssertionError(f"the page did not reach {states}")
