@@ -45,7 +45,10 @@ class PolicyAgent:
     The policy sees exactly what the env would show the player to move (observation and mask for a
     ``window`` of W cells, the W it was trained with). Correct for any game it is handed, in any
     order: it keeps one incremental encoder per game object (weakly, so finished games free theirs),
-    and a game object only ever moves forward. Pickles without the encoders.
+    and a game object only ever moves forward. A game object it has not seen takes over the encoder
+    used last when that one can catch up with it (:meth:`.Encoder.continues_into`): the tournament
+    hands the agent a fresh copy of the game every decision, and rebuilding the planes of the whole
+    board each time cost as much as the network. Pickles without the encoders.
 
     ``extras``, if given, adds entries to the observation: it is called as ``extras.observation(game,
     window)`` with the decision's window and returns a dict (a residual policy's ``prior``,
@@ -65,6 +68,7 @@ class PolicyAgent:
         self.window = EnvOptions(window=window).window
         self.codec = ActionCodec(self.window)
         self._encoders: weakref.WeakKeyDictionary[Game, Encoder] = weakref.WeakKeyDictionary()
+        self._last: tuple[weakref.ref[Game], Encoder] | None = None
 
     def choose_action(self, game: Game) -> Action:
         encoder = self._encoder(game)
@@ -83,19 +87,28 @@ class PolicyAgent:
     def _encoder(self, game: Game) -> Encoder:
         """The encoder mirroring ``game``, brought up to date."""
         encoder = self._encoders.get(game)
-        if encoder is None:
+        if encoder is not None:
+            encoder.sync(game)
+        elif self._last is not None and self._last[1].continues_into(game):
+            owner, encoder = self._last
+            mirrored = owner()
+            if mirrored is not None:  # that game gets a new encoder if it is ever handed in again
+                self._encoders.pop(mirrored, None)
+            self._encoders[game] = encoder
+            encoder.sync(game)
+        else:
             encoder = self._encoders[game] = Encoder(game.config, self.window)
             encoder.reset(game)
-        else:
-            encoder.sync(game)
+        self._last = (weakref.ref(game), encoder)
         return encoder
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_encoders"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_encoders", "_last")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._encoders = weakref.WeakKeyDictionary()
+        self._last = None
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.policy!r}, window={self.window})"

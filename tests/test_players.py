@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from carcassonne_env.engine import Action, Game, GameConfig, IllegalActionError
+from carcassonne_env.engine import Action, Game, GameConfig, IllegalActionError, Phase
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
@@ -121,6 +121,43 @@ def test_policy_agent_is_correct_for_any_game_in_any_order() -> None:
     check(games[0])
     check(clone)  # the clone stayed behind: its own, older state
     check(Game.from_dict(games[1].to_dict()))
+
+
+def test_policy_agent_handed_a_copy_every_decision_catches_up_instead_of_rebuilding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the tournament plays (a fresh ``clone`` every decision), and on copies of sibling lines
+    from one position (the same tiles, another follower choice; other tiles): every observation equals
+    a from-scratch encoding, and the board planes are built from scratch only when a copy does not
+    continue the line mirrored last."""
+    config = GameConfig(players=2, expansions=ALL)
+    policy = Recorder(seed=4)
+    agent = PolicyAgent(policy, window=W)
+    resets: list[int] = []
+    scratch = Encoder.reset
+    monkeypatch.setattr(Encoder, "reset", lambda self, game: (resets.append(1), scratch(self, game))[1])
+
+    def check(game: Game) -> None:
+        agent.choose_action(game.clone())
+        fresh = Encoder(config, W)
+        scratch(fresh, game)
+        _assert_same_observation(policy.seen[-1][0], fresh.observation(game, game.current_player))
+
+    game, mover = Game(config, seed=8), RandomAgent(1)
+    for _ in range(60):
+        check(game)
+        _play_out(game, mover, moves=1)
+    assert len(resets) == 1  # one game, one build: every later copy continued it
+    while game.phase is not Phase.ACTION or len(game.legal_actions()) < 2:
+        _play_out(game, mover, moves=1)
+    deploys, skips = game.clone(), game.clone()  # same tiles, then another follower choice
+    deploys.apply(game.legal_actions()[0])
+    skips.apply(game.legal_actions()[-1])
+    other = Game(config, seed=9)  # other tiles
+    _play_out(other, mover, moves=20)
+    resets.clear()
+    for line in (deploys, skips, deploys, other, skips):
+        check(line)
+    assert len(resets) == 2  # the other game, and the line after it: neither continues the one before
 
 
 def test_policy_agent_plays_whole_games_and_pickles() -> None:

@@ -87,6 +87,15 @@ class Mirror:
         self._stacks: dict[int, tuple[int, ...]] = {}
         self._tops: dict[int, int] = {}
 
+    def continues_into(self, game: Game) -> bool:
+        """Whether :meth:`sync` can catch up with ``game``: the tiles mirrored so far are the first
+        tiles of ``game`` (same positions, types and rotations, in order). Then ``game`` differs from
+        the mirrored position only by what ``sync`` looks at (later tiles, followers, towers), as a copy
+        of the mirrored game played on does, or another line from a common position that placed the
+        same tiles; any game of another tile order or line fails here."""
+        return len(self.placed) <= game.tiles_placed and all(
+            game.placed_tile(i) == placed for i, placed in enumerate(self.placed))
+
     def reset(self, game: Game) -> None:
         """Forget everything and mirror ``game`` from scratch."""
         self._clear()

@@ -37,6 +37,7 @@ class Encoder:
     """
 
     def __init__(self, config: GameConfig, window: int) -> None:
+        self.config = config
         self.layout = layout = Layout(config, window)
         self.size = window
         self.mirror = Mirror(layout, limit=window)
@@ -70,6 +71,11 @@ class Encoder:
         """Catch up with ``game`` after any number of actions were applied to it."""
         self.mirror.sync(game)
         self._update(game)
+
+    def continues_into(self, game: Game) -> bool:
+        """Whether :meth:`sync` can bring this encoder to ``game``, another object than the one it
+        mirrors (a copy played on): same config, and :meth:`.Mirror.continues_into`."""
+        return game.config == self.config and self.mirror.continues_into(game)
 
     def _update(self, game: Game) -> None:
         self.window = Window.around(self.size, self.mirror.box, self.size)

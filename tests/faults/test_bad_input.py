@@ -123,6 +123,10 @@ T = ["tournament", "random", "greedy", "--seeds", "1", "--expansions", "", "--no
     (["bench", "tournament", "--backend", "x"], "--backend"),
     (["bench", "tournament", "--address", "auto"], "--address"),
     (["bench", "tournament", "--players", "3"], "unrecognised"),
+    (["bench", "agent", "--specs", "nosuch"], "nosuch"),
+    (["bench", "agent", "--threads", "0"], "--threads"),
+    (["bench", "agent", "--games", "0"], "--games"),
+    (["bench", "agent", "--seed", "1"], "unrecognised"),
     (["train", "nosuch"], "nosuch"),
 ])
 def test_bad_command_lines_are_refused_in_one_line(argv: list[str], message: str, tmp_path: Path,

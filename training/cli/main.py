@@ -258,17 +258,20 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true",
                       help="no progress bar (it is also off when stderr is not a terminal)")
 
-    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput",
+    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
                            description="engine / env: carcassonne_env.bench, random games on the engine or the "
                                        "env (its options --players, --tiles, --expansions, --games, --seed, "
                                        "--profile pass through; see python -m carcassonne_env.bench --help); "
                                        "tournament: games/s of self-play games of each --specs agent on the "
-                                       "2-player tower variant with 1 and 2 workers of --backend.")
-    bench.add_argument("target", choices=("engine", "env", "tournament"), help="what to measure")
-    bench.add_argument("--games", type=argtypes.count, help="games per measurement (default: tournament 20; engine, "
-                       "env as carcassonne_env.bench)")
-    bench.add_argument("--specs", default="random,greedy", help="tournament: comma-separated agents "
+                                       "2-player tower variant with 1 and 2 workers of --backend; agent: the CPU "
+                                       "time of one decision of each --specs agent (choose_action alone, torch on "
+                                       "--threads threads) in self-play games of that variant, in this process.")
+    bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
+    bench.add_argument("--games", type=argtypes.count, help="games per measurement (default: tournament 20, agent 5; "
+                       "engine, env as carcassonne_env.bench)")
+    bench.add_argument("--specs", default="random,greedy", help="tournament, agent: comma-separated agents "
                        "(default random,greedy)")
+    bench.add_argument("--threads", type=argtypes.count, default=1, help="agent: torch threads (default 1: one core)")
     bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run "
                        "(as for carcassonne tournament; default process)")
     bench.add_argument("--address", metavar="ADDR", help="tournament, ray backend: the Ray cluster (default: a "
@@ -343,17 +346,22 @@ def _replay(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-def _settings(args: argparse.Namespace, specs: Sequence[str], mode: str, seeds: int, config: GameConfig) -> Settings:
-    """The tournament's settings, once every spec was built and checked against ``config`` (a bad spec
-    fails here, in one line, before any process starts)."""
-    from training.arena.tournament import Settings
-
+def _check_specs(specs: Sequence[str], config: GameConfig) -> None:
+    """Build every spec once and check it fits ``config``: :class:`AgentSpecError` naming the bad one."""
     for spec in dict.fromkeys(specs):
         agent = make_agent(spec, seed=0)
         try:
             check_fits(agent, config, spec)
         except ValueError as e:
             raise AgentSpecError(str(e)) from None
+
+
+def _settings(args: argparse.Namespace, specs: Sequence[str], mode: str, seeds: int, config: GameConfig) -> Settings:
+    """The tournament's settings, once every spec was built and checked against ``config`` (a bad spec
+    fails here, in one line, before any process starts)."""
+    from training.arena.tournament import Settings
+
+    _check_specs(specs, config)
     return Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
                     config=config.to_dict(), sprt=getattr(args, "sprt", None), move_time_limit=args.move_time_limit)
 
@@ -415,15 +423,21 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         bench.main([args.target, *rest, *(["--games", str(args.games)] if args.games else [])])
         return
     if rest:
-        raise ScheduleError(f"bench tournament: unrecognised arguments {' '.join(rest)}")
+        raise ScheduleError(f"bench {args.target}: unrecognised arguments {' '.join(rest)}")
+    config, specs = ladder.ladder_config(), _names(args.specs)
+    if not specs:
+        raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
+    _check_specs(specs, config)
+    if args.target == "agent":
+        from training.arena.decision_time import decision_times
+
+        for spec in specs:
+            print(decision_times(spec, args.games or 5, config, threads=args.threads).line())
+        return
     from training.arena.tournament import play_fixtures
 
-    config = ladder.ladder_config()
     backend = _backend(args)
-    if not _names(args.specs):
-        raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
-    for spec in _names(args.specs):
-        make_agent(spec, seed=0)
+    for spec in specs:
         games = args.games or 20
         fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
         for workers in (1, 2):

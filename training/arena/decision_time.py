@@ -1,0 +1,70 @@
+"""What one decision of an agent costs: CPU time of ``choose_action`` on one core (``carcassonne bench agent``).
+
+The agent plays itself in every seat of seeded games in this process (no workers), and each
+decision's CPU time (``time.process_time``, so a busy machine changes it less than the wall clock)
+is taken around ``choose_action`` alone: the runner's copy of the game (:func:`~.match.play_out`)
+is not counted; the agent's own work is, observation encoding and network pass included. Torch,
+when an agent uses it, runs on ``threads`` threads (default 1: "one core").
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from agents import make_agent
+from carcassonne_env.engine import Action, Game, GameConfig
+from carcassonne_env.players import EngineAgent
+
+from .match import agent_seed, play_out
+
+__all__ = ["DecisionTimes", "decision_times"]
+
+
+class _CPUTimed:
+    """``agent`` whose every ``choose_action`` appends its CPU seconds to ``times``."""
+
+    def __init__(self, agent: EngineAgent, times: list[float]) -> None:
+        self.agent, self.times = agent, times
+
+    def choose_action(self, game: Game) -> Action:
+        start = time.process_time()
+        action = self.agent.choose_action(game)
+        self.times.append(time.process_time() - start)
+        return action
+
+
+@dataclass(frozen=True)
+class DecisionTimes:
+    """CPU milliseconds of every decision of ``games`` self-play games of ``spec``."""
+
+    spec: str
+    games: int
+    ms: npt.NDArray[np.float64]
+
+    def line(self) -> str:
+        """One line: decisions, mean, median, 95th percentile and maximum in ms."""
+        mean, median, p95, top = (float(v) for v in (self.ms.mean(), np.median(self.ms),
+                                                     np.percentile(self.ms, 95), self.ms.max()))
+        return (f"agent: {self.spec}: {mean:.2f} ms CPU a decision (median {median:.2f}, 95th percentile "
+                f"{p95:.2f}, max {top:.2f}) over {self.ms.size} decisions of {self.games} self-play games")
+
+
+def decision_times(spec: str, games: int, config: GameConfig, first_seed: int = 0, threads: int = 1) -> DecisionTimes:
+    """``spec`` in every seat of the games of seeds ``first_seed …`` (module docstring); the agents are
+    seeded as the tournament seeds them (:func:`~.match.agent_seed`), so a game is a tournament game."""
+    if games < 1:
+        raise ValueError(f"games: must be at least 1, got {games}")
+    times: list[float] = []
+    for seed in range(first_seed, first_seed + games):
+        seats = (spec,) * config.players
+        agents = [make_agent(spec, seed=agent_seed(seed, s)) for s in range(config.players)]
+        if "torch" in sys.modules:  # imported by the agent: its threads are set before it thinks
+            sys.modules["torch"].set_num_threads(threads)
+        for _ in play_out(Game(config, seed=seed), [_CPUTimed(a, times) for a in agents], seats):
+            pass
+    return DecisionTimes(spec, games, np.array(times, dtype=np.float64) * 1000)
