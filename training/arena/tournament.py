@@ -177,12 +177,19 @@ def play_fixtures(
         data[MATCH_OPTIONS] = {"on_error": on_error, "move_time_limit": move_time_limit}
     stream = (backend or make_backend("process"))(data, fixtures, workers)
     # disable=None: tqdm also stays silent when stderr is not a terminal (no carriage returns in logs).
-    bar = tqdm(total=done + len(fixtures), initial=done, disable=None if progress else True, unit="game",
-               dynamic_ncols=True)
-    with bar, closing(stream):
-        for f, result in stream:
-            bar.update()
-            yield f, MatchResult.from_dict(result)
+    # No bar at all without progress: even a disabled tqdm takes tqdm's lock, which is shared with the
+    # processes forked from this one, and a run killed while holding it blocked every later one.
+    bar = tqdm(total=done + len(fixtures), initial=done, disable=None, unit="game",
+               dynamic_ncols=True) if progress else None
+    try:
+        with closing(stream):
+            for f, result in stream:
+                if bar is not None:
+                    bar.update()
+                yield f, MatchResult.from_dict(result)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 # ------------------------------------------------------------------------------ reading games back
