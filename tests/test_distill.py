@@ -109,6 +109,38 @@ def test_compression_round_trips_exactly(tmp_path: Path) -> None:
     assert samples.nbytes < 0.1 * sum(v.nbytes for d in decisions for v in d.observation.values())
 
 
+#: Round 4 of the seed-0 `full` run, held-out figures per epoch: the loss (value error included)
+#: is lowest at epoch 3, the regret of the student's moves at epoch 5.
+ROUND_4 = [{"loss": 2.600, "regret": 1.25}, {"loss": 2.620, "regret": 1.23}, {"loss": 2.573, "regret": 1.19},
+           {"loss": 2.662, "regret": 1.17}, {"loss": 2.596, "regret": 1.16}]
+
+
+@pytest.mark.parametrize(("select_by", "kept"), [("loss", 3), ("regret", 5)])
+def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest.MonkeyPatch, select_by: str,
+                                                            kept: int) -> None:
+    """The fit ends with the weights of the epoch whose held-out ``select_by`` was lowest."""
+    import torch
+
+    s = pd.Settings(**BASE, channels=8, blocks=1, head_hidden=8, epochs=len(ROUND_4), batch_size=32,
+                    select_by=select_by)
+    data = pd.collect_round(BASE, 80, seed=2, teacher="greedy")
+    policy = pd._student(s).policy
+    weights: list[dict[str, torch.Tensor]] = []
+    measured = pd.evaluate
+
+    def evaluate(policy: Any, data: Any, idx: Any, s: Any) -> dict[str, float]:
+        weights.append({k: v.detach().clone() for k, v in policy.state_dict().items()})
+        return {**measured(policy, data, idx, s), **ROUND_4[len(weights) - 1]}
+
+    monkeypatch.setattr(pd, "evaluate", evaluate)
+    figures = pd.fit(policy, data, s, seed=0)
+    assert figures["epoch"] == kept and figures[select_by] == ROUND_4[kept - 1][select_by]
+    final = policy.state_dict()
+    assert all(torch.equal(final[k], weights[kept - 1][k]) for k in final)
+    for other in (w for i, w in enumerate(weights) if i != kept - 1):  # and no other epoch's
+        assert not all(torch.equal(final[k], other[k]) for k in final)
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"decisions": 0}, "--decisions: must be at least 1"),
     ({"student_share": 0.0}, "--student-share: must be in (0, 1]"),
@@ -118,6 +150,7 @@ def test_compression_round_trips_exactly(tmp_path: Path) -> None:
     ({"teacher": "bogus"}, "--teacher: agent 'bogus'"),
     ({"anchors": ()}, "--anchors: needs at least one agent spec"),
     ({"device": "gpu"}, "--device"),
+    ({"select_by": "agreement"}, "--select-by: must be one of regret, loss"),
 ])
 def test_bad_settings_are_refused_by_name(change: dict[str, Any], message: str) -> None:
     with pytest.raises(SettingError) as error:
@@ -148,7 +181,12 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     changed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume", "--seed", "5")
     assert changed.returncode != 0 and "--seed 0 (now 5)" in changed.stderr and "Traceback" not in changed.stderr
     state0 = (out / "state.json").read_text()
-    resumed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
+    saved = json.loads(state0)
+    del saved["settings"]["select_by"]  # a run saved before --select-by existed was fitted by the loss
+    (out / "state.json").write_text(json.dumps(saved))
+    older = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume")
+    assert older.returncode != 0 and "--select-by 'loss' (now 'regret')" in older.stderr
+    resumed = run_cli(*TINY, "--out", str(out), "--rounds", "2", "--resume", "--select-by", "loss")
     assert resumed.returncode == 0, resumed.stderr
     student = (out / "round_001" / "student.zip").read_bytes()
     (out / "state.json").write_text(state0)  # as if killed while round 1 was being rated

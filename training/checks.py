@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -69,16 +69,20 @@ def check_agents(name: str, specs: Iterable[str], config: GameConfig) -> None:
             raise SettingError(f"{flag(name)}: {e}") from None
 
 
-def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any]) -> dict[str, Any]:
+def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
+              before: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The state of the run in ``out`` (its ``state.json``) when ``settings.resume``, else ``fresh``
     for a new run (``out`` is created). Refused by name: resuming where no run is, a new run where
-    one is, and resuming with other values of the settings (a dataclass) not in ``resumable``."""
+    one is, and resuming with other values of the settings (a dataclass) not in ``resumable``.
+    ``before`` gives settings added after a run was saved the value that run was computed with
+    (not the dataclass's default, which may differ)."""
     state_path = out / "state.json"
     if settings.resume:
         if not state_path.exists():
             raise SettingError(f"--resume: no run in {out} (expected state.json)")
         state: dict[str, Any] = json.loads(state_path.read_text())
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}
+        fields = {**(before or {}),
+                  **{k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}}
         saved = type(settings)(**fields)
         keep = set(resumable)
         changed = sorted(k for k in asdict(settings) if k not in keep and getattr(settings, k) != getattr(saved, k))

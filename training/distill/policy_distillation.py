@@ -29,7 +29,7 @@ to no-regret online learning"), in **rounds** k = 0, 1, …:
    most probable action is one the teacher values best), also per decision phase (PLACE, ACTION,
    CAPTURE), and the mean **regret** (temperature × log(best target / target of the student's
    choice): the teacher's value lost by the student's choice, in points, capped at 50) are logged.
-   The epoch with the best held-out loss is kept.
+   The epoch with the lowest held-out regret (``select_by``) is kept.
 3. **Save and rate**: ``round_NNN/student.zip`` is a MaskablePPO zip (the agent spec
    ``ppo:OUT/round_NNN/student.zip`` plays it anywhere; ``student.zip`` in ``out`` is the latest).
    It plays every anchor on the same ``eval_seeds`` tile orders each round, in every seat
@@ -108,7 +108,12 @@ class Settings:
     window: int = 0
     """Rounds of samples each fit sees, the newest (0 = all rounds)."""
     epochs: int = 4
-    """Passes over the samples per round (the epoch with the best held-out loss is kept)."""
+    """Passes over the samples per round (the epoch with the best held-out ``select_by`` is kept)."""
+    select_by: str = "regret"
+    """The held-out figure that picks the epoch a round keeps (lowest wins): ``regret`` (the teacher's
+    value lost by the actions the student picks) or ``loss`` (cross-entropy + ``value_weight`` × the
+    value head's error; the value head takes no part in the student's moves). Runs started before
+    this setting existed resume with ``loss``, as they were fitted."""
     batch_size: int = 256
     """Decisions per minibatch of the fit."""
     learning_rate: float = 3e-4
@@ -156,6 +161,10 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 
 #: Settings that may change on --resume (they do not change what the run computes).
 _RESUMABLE = ("rounds", "workers", "threads", "device", "progress", "resume")
+#: Settings added after runs were made, with the value those runs were computed with.
+_BEFORE = {"select_by": "loss"}
+#: Held-out figures that may pick the kept epoch (``Settings.select_by``).
+SELECT_BY = ("regret", "loss")
 
 
 # ------------------------------------------------------------------------------------------ checks
@@ -180,6 +189,7 @@ def check(s: Settings) -> None:
          s.learning_rate)
     need(s.value_weight >= 0 and math.isfinite(s.value_weight), "value_weight", "must be ≥ 0", s.value_weight)
     need(bool(s.anchors), "anchors", "needs at least one agent spec", s.anchors)
+    need(s.select_by in SELECT_BY, "select_by", f"must be one of {', '.join(SELECT_BY)}", s.select_by)
     check_out(s.out)
     check_device(s.device, auto=False)
     for name, specs in (("teacher", (s.teacher,)), ("anchors", s.anchors)):
@@ -463,8 +473,8 @@ def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings)
 
 
 def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, step: int = 0) -> dict[str, float]:
-    """Train ``policy`` on ``data`` for ``s.epochs`` epochs, keep the epoch with the best held-out
-    loss; its figures (the training figures when no game is held out)."""
+    """Train ``policy`` on ``data`` for ``s.epochs`` epochs, keep the epoch with the lowest held-out
+    ``s.select_by`` (the first of equals); its figures (the training figures when no game is held out)."""
     import torch
 
     rng = np.random.default_rng(seed)
@@ -497,8 +507,8 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
             for k, v in figures.items():
                 if k != "epoch" and math.isfinite(v):
                     log.add_scalar(f"fit/{k}", v, step * 1000 + epoch)
-        if figures["loss"] < best[0]:
-            best = (figures["loss"], {k: v.detach().clone() for k, v in policy.state_dict().items()}, figures)
+        if figures[s.select_by] < best[0]:
+            best = (figures[s.select_by], {k: v.detach().clone() for k, v in policy.state_dict().items()}, figures)
     policy.load_state_dict(best[1])
     policy.set_training_mode(False)
     return {**best[2], "train_samples": float(len(train_idx)), "heldout_samples": float(len(test_idx))}
@@ -599,7 +609,8 @@ def train(s: Settings) -> Path:
 
     check(s)
     out = Path(s.out)
-    state = run_state(s, out, _RESUMABLE, {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []})
+    state = run_state(s, out, _RESUMABLE, {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []},
+                      before=_BEFORE)
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
