@@ -158,6 +158,26 @@ def test_bad_settings_are_refused_by_name(change: dict[str, Any], message: str) 
     assert message in str(error.value)
 
 
+def test_a_run_killed_before_its_first_round_ends_can_be_resumed(tmp_path: Path) -> None:
+    """A new run saves its state at once: after a kill in round 0 (its samples on disk, no round
+    finished) ``--resume`` finds the run, and a new run there is refused rather than silently taking
+    samples made with other settings."""
+    from dataclasses import asdict, replace
+
+    from training.checks import run_state
+
+    s = pd.Settings(out=str(tmp_path / "run"))
+    fresh = {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []}
+    assert run_state(s, Path(s.out), pd._RESUMABLE, fresh) is fresh
+    (tmp_path / "run" / "round_000").mkdir()  # killed here, say
+    with pytest.raises(SettingError, match="already holds a run"):
+        run_state(replace(s, decisions=10), Path(s.out), pd._RESUMABLE, fresh)
+    state = run_state(replace(s, resume=True), Path(s.out), pd._RESUMABLE, {})
+    assert state["round"] == 0 and state["settings"] == json.loads(json.dumps(asdict(s)))
+    with pytest.raises(SettingError, match="--decisions 20000 \\(now 10\\)"):
+        run_state(replace(s, resume=True, decisions=10), Path(s.out), pd._RESUMABLE, {})
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "training.cli", "train", "distill", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
@@ -72,8 +73,9 @@ def check_agents(name: str, specs: Iterable[str], config: GameConfig) -> None:
 def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
               before: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The state of the run in ``out`` (its ``state.json``) when ``settings.resume``, else ``fresh``
-    for a new run (``out`` is created). Refused by name: resuming where no run is, a new run where
-    one is, and resuming with other values of the settings (a dataclass) not in ``resumable``.
+    for a new run (``out`` is created and ``fresh`` saved as its ``state.json``). Refused by name:
+    resuming where no run is, a new run where one is, and resuming with other values of the
+    settings (a dataclass) not in ``resumable``.
     ``before`` gives settings added after a run was saved the value that run was computed with
     (not the dataclass's default, which may differ)."""
     state_path = out / "state.json"
@@ -94,4 +96,13 @@ def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[st
     if state_path.exists():
         raise SettingError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    write_json(state_path, fresh)  # at once: a run killed before its first step ends can be resumed
     return fresh
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON atomically (a temporary file, then a rename): a kill leaves the old file
+    or the new one, never half of one. NaN and infinities are refused (JSON has none)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    os.replace(tmp, path)

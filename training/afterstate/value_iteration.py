@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 import math
 import os
 import shutil
@@ -64,7 +63,7 @@ from training.arena import tournament
 from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
-from training.checks import SEED_LIMIT, check_agents, check_device, check_out, run_state
+from training.checks import SEED_LIMIT, check_agents, check_device, check_out, run_state, write_json
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
@@ -397,13 +396,6 @@ def _finite(x: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------ the run
-def _write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON atomically (temporary file + rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    os.replace(tmp, path)
-
-
 def _self_play(s: Settings, g: int, spec: str, out: Path, workers: int) -> None:
     """Play (or resume) generation ``g``'s self-play games into ``out`` (a tournament directory)."""
     _tournament(s, out, (spec,), "self_play", s.games_per_generation, 10_000_000 * (s.seed + 1) + 100_000 * g,
@@ -494,7 +486,7 @@ def train(s: Settings) -> Path:
 
     def save(**changes: Any) -> None:
         state.update(changes, seconds=base_seconds + time.time() - started, settings=asdict(s))
-        _write_json(out / "state.json", state)
+        write_json(out / "state.json", state)
         tmp = out / "best.spec.tmp"
         tmp.write_text(state["best"] + "\n")
         os.replace(tmp, out / "best.spec")

@@ -66,7 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from training.arena.anchors import rate_against_anchors
-from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out, need, run_state
+from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out, need, run_state, write_json
 from training.sb3.imitation import Decision, labelled_games
 from training.sb3.threads import free_cores, torch_threads
 
@@ -530,12 +530,6 @@ def _student(s: Settings) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ the run
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
-
-
 def ms_per_decision(games: Sequence[dict[str, Any]], spec: str) -> float:
     """Mean milliseconds per decision of ``spec``'s seats in tournament ``games`` (nan if none)."""
     seconds = decisions = 0.0
@@ -650,7 +644,7 @@ def train(s: Settings) -> Path:
             tmp = folder / "student.tmp.zip"
             model.save(tmp)
             os.replace(tmp, folder / "student.zip")
-            _write_json(folder / "fit.json", _json_safe(figures))
+            write_json(folder / "fit.json", _json_safe(figures))
         del data
         shutil.copyfile(folder / "student.zip", out / "student.tmp.zip")
         os.replace(out / "student.tmp.zip", out / "student.zip")
@@ -677,9 +671,9 @@ def train(s: Settings) -> Path:
         print(f"   {entry['ms_per_decision']:.1f} ms per decision", flush=True)
         k += 1
         state.update(history=history, round=k, seconds=base_seconds + time.time() - started, settings=asdict(s))
-        _write_json(out / "history.json", _json_safe(history))
+        write_json(out / "history.json", _json_safe(history))
         _write_curve(history, s.anchors, out)
-        _write_json(out / "state.json", _json_safe(state))
+        write_json(out / "state.json", _json_safe(state))
     log.close()
     print(f"student: ppo:{out / 'student.zip'} (curve: {out / 'curve.csv'}, {out / 'curve.png'})")
     return out
