@@ -21,7 +21,7 @@ for seed in "${seeds[@]}"; do
   resume=()
   [[ -f "$out/state.json" ]] && resume=(--resume)
   echo "== seed $seed: $out ${resume[*]}"
-  carcassonne train distill full --out "$out" --seed "$seed" --rounds 5 --decisions 40000 --epochs 5 \
+  carcassonne train distill full --out "$out" --seed "$seed" --rounds 6 --decisions 40000 --epochs 5 \
     --eval-seeds 50 --select-by loss --no-progress "${resume[@]}" "$@"
   # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards), both seats each.
   [[ -f "$out/check/summary.json" ]] && continue
