@@ -141,6 +141,52 @@ def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest
         assert not all(torch.equal(final[k], other[k]) for k in final)
 
 
+class Killed(Exception):
+    """Stands for a kill of the training process."""
+
+
+class KillAtEpoch:
+    """A TensorBoard stand-in that kills the fit when it logs epoch ``epoch`` (1-based)."""
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        if step % 1000 == self.epoch - 1:
+            raise Killed
+
+
+def test_a_fit_killed_mid_round_continues_to_the_weights_of_one_never_killed(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed while logging epoch 3 (epoch 2 saved), run again: it trains epochs 3-4 only and ends
+    with the same kept epoch, figures and weights as the uninterrupted fit, bit for bit."""
+    import torch
+
+    s = pd.Settings(**BASE, channels=8, blocks=1, head_hidden=8, epochs=4, batch_size=32, learning_rate=3e-3)
+    data = pd.collect_round(BASE, 80, seed=3, teacher="greedy")
+    whole = pd._student(s).policy
+    figures = pd.fit(whole, data, s, seed=5, checkpoint=tmp_path / "whole.pt")
+    checkpoint = tmp_path / "killed.pt"
+    killed = pd._student(s).policy
+    with pytest.raises(Killed):
+        pd.fit(killed, data, s, seed=5, log=KillAtEpoch(3), checkpoint=checkpoint)
+    assert torch.load(checkpoint, weights_only=False)["epochs_done"] == 2
+    resumed = pd._student(s).policy  # a fresh process: new weights, all state from the file
+    evaluated: list[int] = []
+    measured = pd.evaluate
+
+    def counting(*args: Any) -> dict[str, float]:
+        evaluated.append(1)
+        return measured(*args)
+
+    monkeypatch.setattr(pd, "evaluate", counting)
+    again = pd.fit(resumed, data, s, seed=5, checkpoint=checkpoint)
+    assert len(evaluated) == 2  # epochs 3 and 4, not 1 and 2 again
+    assert json.dumps(again) == json.dumps(figures)  # NaN-safe: a phase with no held-out decision
+    final, expected = resumed.state_dict(), whole.state_dict()
+    assert all(torch.equal(final[k], expected[k]) for k in expected)
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"decisions": 0}, "--decisions: must be at least 1"),
     ({"student_share": 0.0}, "--student-share: must be in (0, 1]"),

@@ -46,7 +46,9 @@ That is a few KB per decision (``bytes_per_sample`` in the history).
 
 ``state.json`` records each finished round (written atomically); ``--resume`` continues a killed or
 finished run from the last finished round up to ``--rounds`` (a round's samples, once saved, are
-reused, and so is its student once fitted (``round_NNN/fit.json``); its rating resumes game by game).
+reused; a fit killed mid-round continues after its last finished epoch (``round_NNN/fit_checkpoint.pt``,
+the same weights as a fit never killed); a fitted student is reused (``round_NNN/fit.json``); its rating
+resumes game by game).
 """
 
 from __future__ import annotations
@@ -472,9 +474,15 @@ def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings)
     return out
 
 
-def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, step: int = 0) -> dict[str, float]:
+def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, step: int = 0,
+        checkpoint: Path | None = None) -> dict[str, float]:
     """Train ``policy`` on ``data`` for ``s.epochs`` epochs, keep the epoch with the lowest held-out
-    ``s.select_by`` (the first of equals); its figures (the training figures when no game is held out)."""
+    ``s.select_by`` (the first of equals); its figures (the training figures when no game is held out).
+
+    With ``checkpoint``, the fit saves itself there after every epoch (weights, optimiser, the shuffle's
+    random state, the best epoch so far; written atomically) and, when the file exists, continues from
+    it: a fit killed after epoch *e* and run again ends with exactly the weights of one never killed.
+    The caller deletes the file once the round's student is saved."""
     import torch
 
     rng = np.random.default_rng(seed)
@@ -486,7 +494,15 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
         test_idx = train_idx
     optimiser = torch.optim.Adam(policy.parameters(), lr=s.learning_rate)
     best: tuple[float, dict[str, Any], dict[str, float]] = (math.inf, {}, {})
-    for epoch in range(s.epochs):
+    first = 0
+    if checkpoint is not None and checkpoint.exists():
+        saved = torch.load(checkpoint, map_location=s.device, weights_only=False)
+        policy.load_state_dict(saved["policy"])
+        optimiser.load_state_dict(saved["optimiser"])
+        rng.bit_generator.state = saved["rng"]
+        best, first = saved["best"], saved["epochs_done"]
+        print(f"   continuing after epoch {first} ({checkpoint})", flush=True)
+    for epoch in range(first, s.epochs):
         policy.set_training_mode(True)
         order = rng.permutation(train_idx)
         total = 0.0
@@ -509,6 +525,11 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
                     log.add_scalar(f"fit/{k}", v, step * 1000 + epoch)
         if figures[s.select_by] < best[0]:
             best = (figures[s.select_by], {k: v.detach().clone() for k, v in policy.state_dict().items()}, figures)
+        if checkpoint is not None:
+            tmp = checkpoint.with_suffix(".tmp")
+            torch.save({"policy": policy.state_dict(), "optimiser": optimiser.state_dict(),
+                        "rng": rng.bit_generator.state, "best": best, "epochs_done": epoch + 1}, tmp)
+            os.replace(tmp, checkpoint)
     policy.load_state_dict(best[1])
     policy.set_training_mode(False)
     return {**best[2], "train_samples": float(len(train_idx)), "heldout_samples": float(len(test_idx))}
@@ -640,11 +661,13 @@ def train(s: Settings) -> Path:
             figures = json.loads((folder / "fit.json").read_text())
             model.policy.load_state_dict(load_policy(folder / "student.zip", s.device).state_dict())
         else:
-            figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k)
+            figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k,
+                          checkpoint=folder / "fit_checkpoint.pt")
             tmp = folder / "student.tmp.zip"
             model.save(tmp)
             os.replace(tmp, folder / "student.zip")
             write_json(folder / "fit.json", _json_safe(figures))
+            (folder / "fit_checkpoint.pt").unlink()
         del data
         shutil.copyfile(folder / "student.zip", out / "student.tmp.zip")
         os.replace(out / "student.tmp.zip", out / "student.zip")
