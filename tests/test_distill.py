@@ -141,6 +141,28 @@ def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest
         assert not all(torch.equal(final[k], other[k]) for k in final)
 
 
+@pytest.mark.parametrize("batch", [4, 80])  # one merged crop group, and a group per crop size
+def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(batch: int) -> None:
+    """``_batch`` takes the values from ``legal_logits`` (crops that also hold every legal cell):
+    every legal cell is on or next to a tile, inside the tiles grown by the margin, so the crops, and
+    the values, are those of ``predict_values`` exactly."""
+    import torch
+
+    towers = {"players": 2, "expansions": ("tower", "black_tower", "watchtowers")}
+    s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
+    data = pd.collect_round(towers, 80, seed=4, teacher="greedy")
+    policy = pd._student(s).policy
+    idx = np.arange(batch)
+    obs = {k: torch.as_tensor(v).float() for k, v in data.observations(idx).items()}
+    with torch.no_grad():
+        _, values = policy.legal_logits(obs, data.masks(idx))
+        assert torch.equal(values, policy.predict_values(obs))
+        loss, _, _, value_loss = pd._batch(policy, data, idx, 0.5)
+        expected = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(),
+                                                torch.as_tensor(data.outcomes[idx]))
+    assert torch.equal(value_loss, expected) and torch.isfinite(loss)
+
+
 class Killed(Exception):
     """Stands for a kill of the training process."""
 
