@@ -1,4 +1,5 @@
-"""A trained MaskablePPO checkpoint as a player: the agent spec ``ppo:PATH`` (or ``ppo:pretrained``).
+"""A trained MaskablePPO checkpoint as a player: the agent spec ``ppo:PATH``, or ``ppo:NAME`` for a
+network shipped with the package (:data:`SHIPPED`: ``pretrained``, ``distilled``).
 
 The policy always plays masked: only legal actions have probability. By default it plays the most
 probable legal action (``deterministic``); with ``sample=1`` it samples from the masked
@@ -22,22 +23,26 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
-__all__ = ["PRETRAINED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
+__all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
 
-#: The agent shipped with the package (trained by the ``full`` preset, see docs/training.md).
-PRETRAINED = Path(__file__).with_name("pretrained") / "tower_2p.zip"
+_DIR = Path(__file__).with_name("pretrained")
+#: The networks shipped with the package, by the name a spec gives them (docs/training.md):
+#: ``pretrained``, PPO's ``full`` preset (a residual policy over greedy's action values);
+#: ``distilled``, the distillation recipe's student, seed 0 round 5 (no search: one forward pass).
+SHIPPED = {"pretrained": _DIR / "tower_2p.zip", "distilled": _DIR / "distilled_tower_2p.zip"}
+PRETRAINED = SHIPPED["pretrained"]
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
-    """``"pretrained"`` → the shipped model; otherwise an existing ``.zip`` (the suffix may be left off)."""
-    if str(path) == "pretrained":
-        p = PRETRAINED
+    """A name of :data:`SHIPPED` → that model; otherwise an existing ``.zip`` (the suffix may be left off)."""
+    if str(path) in SHIPPED:
+        p = SHIPPED[str(path)]
     else:
         p = Path(path)
         if not p.exists() and p.suffix != ".zip":
             p = p.with_suffix(".zip")
     if not p.is_file():
-        raise FileNotFoundError(f"no MaskablePPO checkpoint at {str(path)!r}")
+        raise FileNotFoundError(f"no MaskablePPO checkpoint at {str(path)!r} (shipped: {', '.join(SHIPPED)})")
     return p
 
 
@@ -106,7 +111,7 @@ def _legal_probabilities(
 
 
 def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
-    """The ``ppo:PATH[,sample=1]`` spec: the model at PATH (``pretrained`` = the shipped one)."""
+    """The ``ppo:PATH[,sample=1]`` spec: the model at PATH (or a name of :data:`SHIPPED`)."""
     agent = PPOAgent(path, seed=seed, sample=sample)
     if not agent.prior:
         return as_engine_agent(agent, window=agent.window)

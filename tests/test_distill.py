@@ -305,3 +305,25 @@ def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> N
     result = run_cli("quick", "--out", str(tmp_path / "x"), "--rounds", "0")
     assert result.returncode != 0
     assert "--rounds: must be at least 1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_shipped_student_plays_without_search_and_never_reads_the_unseen_pile() -> None:
+    """``ppo:distilled`` is the distillation's student: action heads, no prior (no search at play
+    time); R4: permuting the tiles not yet drawn changes none of its moves."""
+    from agents.ppo import SHIPPED, PPOAgent, resolve_checkpoint
+    from carcassonne_env.engine import Game, GameConfig
+    from hidden_pile import with_unseen_pile_permuted
+
+    assert resolve_checkpoint("distilled") == SHIPPED["distilled"]
+    network = PPOAgent("distilled")
+    assert network.prior == "" and network.policy.action_heads is True
+    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    rng = np.random.default_rng(5)
+    for seed in (1, 2):
+        game, agent = Game(config, seed=seed), make_agent("ppo:distilled", seed=0)
+        while not game.is_over:
+            if len(game.history) in (10, 40, 80):
+                permuted = with_unseen_pile_permuted(game, rng)
+                assert permuted.to_dict()["pile"] != game.to_dict()["pile"]
+                assert agent.choose_action(permuted) == agent.choose_action(game)
+            game.apply(agent.choose_action(game))
