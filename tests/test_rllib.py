@@ -2,6 +2,7 @@
 ``rllib:PATH`` agent."""
 
 import json
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,8 @@ from agents import AgentSpecError, make_agent  # noqa: E402
 from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
 from carcassonne_env.engine import GameConfig  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
-from training.rllib.selfplay import Settings, build_config, train  # noqa: E402
+from training.arena.ray_support import LOCAL_OBJECT_STORE_BYTES  # noqa: E402
+from training.rllib.selfplay import Settings, build_config, object_store_bytes, step_bytes, train  # noqa: E402
 
 ALL = ("tower", "black_tower", "watchtowers")
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
@@ -33,6 +35,24 @@ def test_the_env_adapter_renames_the_observation_key_and_keeps_the_mask() -> Non
     legal = np.flatnonzero(first[MASK_KEY])
     obs, rewards, terminated, _, _ = env.step({agent: int(legal[0])})
     assert not terminated["__all__"] and len(obs) == 1 and set(rewards) == set(obs)
+
+
+def test_the_local_object_store_holds_three_iterations_of_samples() -> None:
+    """The EnvRunners' episodes reach the driver through the object store (at 200 MiB one iteration
+    of 1,024 steps spilled to disk): ``step_bytes`` is what a step records, the observation's arrays
+    and the module's N float32 logits, counted here on a real observation."""
+    env = make_env({"players": 2, "expansions": ALL, "window": 31})
+    obs, _ = env.reset(seed=1)
+    (first,) = obs.values()
+    mask = first[MASK_KEY]
+    recorded = sum(a.nbytes for a in first[OBS_KEY].values()) + mask.nbytes + 4 * mask.size
+    s = Settings(train_batch=1024)
+    assert step_bytes(s) == recorded
+    assert object_store_bytes(s) == 3 * 1024 * recorded
+    assert object_store_bytes(replace(s, train_batch=16)) == LOCAL_OBJECT_STORE_BYTES  # a tournament's store
+    assert object_store_bytes(replace(s, object_store_mb=300)) == 300 * 2**20
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert object_store_bytes(replace(s, train_batch=10**7)) == int(0.3 * memory)
 
 
 def test_the_module_gives_masked_actions_no_probability() -> None:

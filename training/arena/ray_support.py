@@ -56,25 +56,27 @@ def _check_reachable(address: str) -> None:
                        "'ray start --head'") from None
 
 
-def local_options(num_cpus: int | None) -> dict[str, Any]:
+def local_options(num_cpus: int | None, object_store_bytes: int = LOCAL_OBJECT_STORE_BYTES) -> dict[str, Any]:
     """``ray.init`` arguments of the private local Ray :func:`ray_session` starts: ``num_cpus``
-    cores (all when None), no dashboard, a :data:`LOCAL_OBJECT_STORE_BYTES` object store; never the
+    cores (all when None), no dashboard, an object store of ``object_store_bytes``; never the
     cluster that `ray start` left on this machine or RAY_ADDRESS names."""
     return {"address": "local", "num_cpus": num_cpus, "include_dashboard": False,
-            "object_store_memory": LOCAL_OBJECT_STORE_BYTES}
+            "object_store_memory": object_store_bytes}
 
 
 @contextmanager
-def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
-    """Ray started locally with ``num_cpus`` cores (all when None) or connected to ``address``;
-    shut down on exit if this session started or connected it."""
+def ray_session(address: str | None = None, num_cpus: int | None = None,
+                object_store_bytes: int = LOCAL_OBJECT_STORE_BYTES) -> Iterator[ModuleType]:
+    """Ray started locally with ``num_cpus`` cores (all when None) and an object store of
+    ``object_store_bytes``, or connected to ``address`` (whose store ``ray start`` sized); shut down on
+    exit if this session started or connected it."""
     ray = import_ray()
     if address is not None:
         _check_reachable(address)
     if ray.is_initialized():
         yield ray
         return
-    kwargs = local_options(num_cpus) if address is None else {"address": address}
+    kwargs = local_options(num_cpus, object_store_bytes) if address is None else {"address": address}
     try:
         ray.init(**kwargs, logging_level="warning", log_to_driver=True)
     except (ConnectionError, ValueError, RuntimeError) as e:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from training.rllib.selfplay import Settings, build_config
+from training.rllib.selfplay import Settings, build_config, object_store_bytes
 
 __all__ = ["STAGES", "main", "stage_seconds"]
 
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                  description="Profile RLlib training iterations by stage (module docstring).")
     s = replace(s, eval_every=0)
     s.check()
-    with ray_session(s.address, s.num_cpus):
+    with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
         algo = build_config(s).build_algo()
         try:
             profiler = cProfile.Profile()

@@ -36,13 +36,17 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "train"]
+import numpy as np
+
+__all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "object_store_bytes", "step_bytes", "train"]
 
 #: The name the env is registered under in Ray's registry.
 ENV_NAME = "carcassonne_v0_rllib"
@@ -58,6 +62,9 @@ class Settings:
     """Ray cluster to run on (auto, HOST:PORT of `ray start --head`, ray://HOST:10001); default a local Ray."""
     num_cpus: int | None = None
     """Cores of the local Ray (default: all); ignored with --address."""
+    object_store_mb: int = 0
+    """Object store of the local Ray, in MiB (0 = room for three iterations' samples, at least 200 MiB and
+    at most 30 % of this machine's memory: :func:`object_store_bytes`); ignored with --address."""
     env_runners: int = 1
     """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
     envs_per_runner: int = 1
@@ -118,6 +125,9 @@ class Settings:
                  getattr(self, name))
         need(self.num_cpus is None or (is_int(self.num_cpus) and self.num_cpus >= 1), "num_cpus",
              "must be a positive integer", self.num_cpus)
+        need(is_int(self.object_store_mb) and (self.object_store_mb == 0 or self.object_store_mb >= 100),
+             "object_store_mb", "must be 0 (sized from --train-batch) or at least 100 (Ray's minimum is 75 MiB)",
+             self.object_store_mb)
         need(self.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)", self.seed)
         need(self.minibatch <= self.train_batch, "minibatch", f"must be at most --train-batch ({self.train_batch})",
              self.minibatch)
@@ -148,6 +158,44 @@ class Settings:
 
     def model_config(self) -> dict[str, Any]:
         return {"channels": self.channels, "blocks": self.blocks, "head_hidden": self.head_hidden}
+
+
+def step_bytes(s: Settings) -> int:
+    """Bytes an EnvRunner records per env step and sends to the driver: the observation's arrays (the
+    action mask included) and the N float32 logits the module records (``action_dist_inputs``);
+    the episodes' own bookkeeping adds ~3 % (236 KB a step measured against 229 KB computed, 2 players,
+    window 31)."""
+    from gymnasium import spaces
+
+    import carcassonne_env
+
+    env = carcassonne_env.env(**s.env_config())
+    agent = env.possible_agents[0]
+    total, left = 0, [env.observation_space(agent)]
+    while left:
+        space = left.pop()
+        if isinstance(space, spaces.Dict):
+            left.extend(space.spaces.values())
+        else:
+            total += math.prod(space.shape or ()) * np.dtype(space.dtype).itemsize
+    action_space = env.action_space(agent)
+    assert isinstance(action_space, spaces.Discrete)
+    return total + 4 * int(action_space.n)
+
+
+def object_store_bytes(s: Settings) -> int:
+    """The local Ray's object store (:attr:`Settings.object_store_mb`). Every iteration's episodes go
+    from the EnvRunners to the driver through it: 1,024 env steps are ~240 MB (:func:`step_bytes`), so
+    the 200 MiB a tournament needs spilled them to disk, and the driver waited 5.5 s for samples its
+    EnvRunner made in 2.8 s (3.2 s with a 1,000 MiB store; 2026-11-25). By default: room for three
+    iterations' samples, at least :data:`~training.arena.ray_support.LOCAL_OBJECT_STORE_BYTES`, at
+    most 30 % of the machine's memory (Ray's own default)."""
+    from training.arena.ray_support import LOCAL_OBJECT_STORE_BYTES
+
+    if s.object_store_mb:
+        return s.object_store_mb * 1024**2
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return int(min(max(LOCAL_OBJECT_STORE_BYTES, 3 * s.train_batch * step_bytes(s)), 0.3 * memory))
 
 
 def build_config(s: Settings) -> Any:
@@ -232,7 +280,7 @@ def train(s: Settings) -> Path:
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(s), indent=1) + "\n")
-    with ray_session(s.address, s.num_cpus):
+    with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
         algo = build_config(s).build_algo()
         try:
             if done:
