@@ -310,9 +310,10 @@ def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> N
 def test_the_shipped_student_plays_without_search_and_never_reads_the_unseen_pile() -> None:
     """``ppo:distilled`` is the distillation's student: action heads, no prior (no search at play
     time); R4: permuting the tiles not yet drawn changes none of its moves."""
+    from hidden_pile import with_unseen_pile_permuted
+
     from agents.ppo import SHIPPED, PPOAgent, resolve_checkpoint
     from carcassonne_env.engine import Game, GameConfig
-    from hidden_pile import with_unseen_pile_permuted
 
     assert resolve_checkpoint("distilled") == SHIPPED["distilled"]
     network = PPOAgent("distilled")
