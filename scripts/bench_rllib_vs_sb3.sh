@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 22's throughput comparison in one run on one machine: whole training iterations of the SB3
 # trainer and of the RLlib trainer (1 and 2 EnvRunners × 2 envs, 1,024 env steps, minibatch 256,
-# 4 epochs), RLlib with its sized object store and with the 200 MiB one it had before. Run it on a
+# 4 epochs; 2 torch threads in the learner of both, 1 in each EnvRunner), RLlib with its sized object
+# store and with the 200 MiB one it had before. Run it on a
 # quiet machine; needs `bash scripts/setup.sh dev,train,ray`. Out: runs/bench_rllib/ (progress.jsonl
 # per RLlib run); prints each iteration's env steps/s and sampling seconds.
 set -euo pipefail
@@ -17,7 +18,7 @@ for store in "" 200; do
     run="$out/runners${runners}_store${store:-sized}"
     echo "== RLlib, $runners EnvRunner(s) × 2 envs, object store ${store:-sized from the batch}${store:+ MiB}"
     carcassonne train rllib --num-cpus 2 --env-runners "$runners" --envs-per-runner 2 --train-batch 1024 \
-      --minibatch 256 --epochs 4 --iterations 3 --eval-every 0 --checkpoint-every 0 \
+      --minibatch 256 --epochs 4 --iterations 3 --eval-every 0 --checkpoint-every 0 --threads 2 \
       ${store:+--object-store-mb "$store"} --out "$run" > "$run.log" 2>&1
     python - "$run/progress.jsonl" <<'PY'
 import json, sys

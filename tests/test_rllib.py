@@ -208,15 +208,18 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
 
 
 @pytest.mark.xdist_group("ray")
-def test_the_threads_setting_reaches_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None) -> None:
-    """``--threads 2``: torch runs 2 threads in the driver, where the learner updates, and in the
-    EnvRunner's process (where Ray alone gives a runner of one CPU one thread)."""
-    s = Settings(env_runners=1, threads=2, window=11, train_batch=64, minibatch=32, epochs=1, **TINY)
+@pytest.mark.parametrize("runner_threads", [1, 2])
+def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None,
+                                                                    runner_threads: int) -> None:
+    """``--threads 2``: torch runs 2 threads in the driver, where the learner updates;
+    ``--runner-threads`` sets the EnvRunners' own, whatever the driver's."""
+    s = Settings(env_runners=1, threads=2, runner_threads=runner_threads, window=11, train_batch=64, minibatch=32,
+                 epochs=1, **TINY)
     algo = build_config(s).build_algo()
     try:
         runners = algo.env_runner_group.foreach_env_runner(lambda runner: th.get_num_threads(),
                                                            local_env_runner=False)
-        assert runners == [2]
+        assert runners == [runner_threads]
         assert th.get_num_threads() == 2
     finally:
         algo.stop()

@@ -14,9 +14,11 @@ What happens:
    inside :class:`~agents.nets.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
    driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer. torch runs
-   ``threads`` threads in the driver and in each EnvRunner (0: the driver the free cores, at most
-   2, :func:`~training.sb3.threads.torch_threads`; an EnvRunner 1, its one CPU), set by the
-   config's callbacks, so wherever RLlib builds or rebuilds them.
+   ``threads`` threads in the driver (0: the free cores, at most 2,
+   :func:`~training.sb3.threads.torch_threads`) and ``runner_threads`` in each EnvRunner (default 1,
+   its one CPU), set by the config's callbacks, so wherever RLlib builds or rebuilds them. The two
+   are separate: sampling and learning take turns, so the learner may use every core while each
+   EnvRunner keeps to its own (two EnvRunners of two threads on two cores sampled 2.5× slower).
 3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
    current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
    ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
@@ -70,8 +72,9 @@ class Settings:
     envs_per_runner: int = 1
     """Envs each EnvRunner steps."""
     threads: int = 0
-    """torch threads of the driver (the learner) and of each EnvRunner (0 = the driver: the free cores, at
-    most 2; an EnvRunner: 1)."""
+    """torch threads of the driver, where the learner updates (0 = the free cores, at most 2)."""
+    runner_threads: int = 1
+    """torch threads of each EnvRunner (1: its one CPU)."""
     iterations: int = 20
     """Training iterations (each samples ``train_batch`` env steps, then updates)."""
     seed: int = 0
@@ -116,8 +119,8 @@ class Settings:
         from carcassonne_env.environment.options import MAX_WINDOW, MIN_WINDOW
         from training.checks import SEED_LIMIT, SettingError, check_agents, check_out, finite, is_int, need
 
-        for name in ("envs_per_runner", "iterations", "train_batch", "minibatch", "epochs", "channels", "head_hidden",
-                     "eval_seeds", "eval_workers"):
+        for name in ("envs_per_runner", "runner_threads", "iterations", "train_batch", "minibatch", "epochs",
+                     "channels", "head_hidden", "eval_seeds", "eval_workers"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer",
                  getattr(self, name))
         for name in ("env_runners", "threads", "blocks", "eval_every", "checkpoint_every", "seed"):
@@ -219,7 +222,7 @@ def build_config(s: Settings) -> Any:
         }))
         .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
         .callbacks(on_algorithm_init=functools.partial(_driver_threads, s.threads),
-                   on_environment_created=functools.partial(_runner_threads, s.threads or 1))
+                   on_environment_created=functools.partial(_runner_threads, s.runner_threads))
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
