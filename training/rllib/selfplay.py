@@ -65,8 +65,9 @@ class Settings:
     num_cpus: int | None = None
     """Cores of the local Ray (default: all); ignored with --address."""
     object_store_mb: int = 0
-    """Object store of the local Ray, in MiB (0 = room for three iterations' samples, at least 200 MiB and
-    at most 30 % of this machine's memory: :func:`object_store_bytes`); ignored with --address."""
+    """Object store of the local Ray, in MiB (0 = room for three iterations' samples: 3 × --train-batch ×
+    the bytes a step records, at least 200 MiB, at most 30 % of this machine's memory); ignored with
+    --address."""
     env_runners: int = 1
     """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
     envs_per_runner: int = 1
