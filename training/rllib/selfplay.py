@@ -18,7 +18,7 @@ What happens:
    :func:`~training.sb3.threads.torch_threads`) and ``runner_threads`` in each EnvRunner (default 1,
    its one CPU), set by the config's callbacks, so wherever RLlib builds or rebuilds them. The two
    are separate: sampling and learning take turns, so the learner may use every core while each
-   EnvRunner keeps to its own (two EnvRunners of two threads on two cores sampled 2.5× slower).
+   EnvRunner keeps to its own (two EnvRunners of two threads on two cores sampled 5× slower).
 3. **Evaluation** every ``eval_every`` iterations and at the end with the tournament runner: a gauntlet of the
    current checkpoint (agent spec ``rllib:CHECKPOINT``) against ``eval_opponents`` on
    ``eval_seeds`` paired seeds, on the process or the Ray back-end (``eval_backend``).
