@@ -225,6 +225,38 @@ def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: A
         algo.stop()
 
 
+@pytest.mark.xdist_group("ray")
+def test_with_no_kl_penalty_the_env_runners_keep_one_number_instead_of_the_logits(ray_local: Any,
+                                                                                  one_torch_thread: None) -> None:
+    """``--kl-coeff 0``: PPO without its KL penalty (as SB3's MaskablePPO) never reads the N logits
+    recorded per step, so the episodes keep one zero instead (``step_bytes`` counts it), and PPO
+    trains on them; the actions and log-probabilities the module computed are kept."""
+    from ray.rllib.core.columns import Columns
+
+    from agents.rllib import MODULE_ID
+
+    s = Settings(env_runners=1, kl_coeff=0.0, window=11, train_batch=64, minibatch=32, epochs=1, **TINY)
+    algo = build_config(s).build_algo()
+    try:
+        def recorded(runner: Any) -> list[tuple[int, bool]]:
+            out = []
+            for episode in runner.sample(num_timesteps=16):
+                for agent in episode.agent_episodes.values():
+                    logits = np.asarray(agent.get_extra_model_outputs(key=Columns.ACTION_DIST_INPUTS))
+                    logp = np.asarray(agent.get_extra_model_outputs(key=Columns.ACTION_LOGP))
+                    out.append((logits.shape[-1], bool(np.all(logits == 0) and np.all(logp <= 0))))
+            return out
+
+        (shapes,) = algo.env_runner_group.foreach_env_runner(recorded, local_env_runner=False)
+        assert shapes and set(shapes) == {(1, True)}
+        learner = algo.train()["learners"][MODULE_ID]
+        assert np.isfinite(learner["policy_loss"]) and learner["mean_kl_loss"] == 0.0  # no KL term
+    finally:
+        algo.stop()
+    (first,) = make_env(s.env_config()).reset(seed=0)[0].values()
+    assert step_bytes(replace(s, kl_coeff=0.2)) - step_bytes(s) == 4 * (first[MASK_KEY].size - 1)
+
+
 def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(AgentSpecError, match="no RLlib checkpoint at"):
         make_agent(f"rllib:{tmp_path}", seed=0)

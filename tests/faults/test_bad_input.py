@@ -400,6 +400,7 @@ def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, fla
     (["--num-cpus", "0"], "--num-cpus"),
     (["--env-runners", "-1"], "--env-runners"),
     (["--runner-threads", "0"], "--runner-threads"),
+    (["--kl-coeff", "-1"], "--kl-coeff"),
     (["--object-store-mb", "50"], "--object-store-mb: must be 0 (sized from --train-batch) or at least 100"),
     (["--envs-per-runner", "0"], "--envs-per-runner"),
     (["--threads", "-1"], "--threads"),

@@ -96,6 +96,9 @@ class Settings:
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
     clip_range: float = 0.2
+    kl_coeff: float = 0.2
+    """Weight of PPO's KL penalty (RLlib's default; 0 = none, as in SB3's MaskablePPO: the EnvRunners then
+    keep one number instead of the 16,352 logits a step they record for it)."""
     channels: int = 16
     """Features per board cell in the network's trunk (agents/nets/board_net.py)."""
     blocks: int = 2
@@ -143,7 +146,7 @@ class Settings:
         for name in ("gamma", "gae_lambda"):
             need(finite(getattr(self, name)) and 0 < getattr(self, name) <= 1, name, "must be in (0, 1]",
                  getattr(self, name))
-        for name in ("ent_coef", "shaping"):
+        for name in ("ent_coef", "shaping", "kl_coeff"):
             need(finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0",
                  getattr(self, name))
         need(self.address is None or bool(self.address.strip()), "address", "must name a cluster", self.address)
@@ -166,7 +169,8 @@ class Settings:
 
 def step_bytes(s: Settings) -> int:
     """Bytes an EnvRunner records per env step and sends to the driver: the observation's arrays (the
-    action mask included) and the N float32 logits the module records (``action_dist_inputs``);
+    action mask included) and the N float32 logits the module records (``action_dist_inputs``; one
+    with ``kl_coeff`` 0);
     the episodes' own bookkeeping adds ~3 % (236 KB a step measured against 229 KB computed, 2 players,
     window 31)."""
     from gymnasium import spaces
@@ -184,7 +188,7 @@ def step_bytes(s: Settings) -> int:
             total += math.prod(space.shape or ()) * np.dtype(space.dtype).itemsize
     action_space = env.action_space(agent)
     assert isinstance(action_space, spaces.Discrete)
-    return total + 4 * int(action_space.n)
+    return total + 4 * (int(action_space.n) if s.kl_coeff else 1)
 
 
 def object_store_bytes(s: Settings) -> int:
@@ -221,15 +225,23 @@ def build_config(s: Settings) -> Any:
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MODULE_ID: RLModuleSpec(module_class=CarcassonneRLModule, model_config=s.model_config()),
         }))
-        .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
+        .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner,
+                     module_to_env_connector=None if s.kl_coeff else _drop_recorded_logits)
         .callbacks(on_algorithm_init=functools.partial(_driver_threads, s.threads),
                    on_environment_created=functools.partial(_runner_threads, s.runner_threads))
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
-                  clip_param=s.clip_range)
+                  clip_param=s.clip_range, use_kl_loss=s.kl_coeff > 0, kl_coeff=s.kl_coeff)
         .debugging(seed=s.seed)
     )
+
+
+def _drop_recorded_logits(env: Any, spaces: Any = None, device: Any = None) -> Any:
+    """The EnvRunners' module-to-env connector with no KL penalty (:mod:`training.rllib.connectors`)."""
+    from training.rllib.connectors import DropRecordedLogits
+
+    return DropRecordedLogits()
 
 
 def _driver_threads(threads: int, **kwargs: Any) -> None:
@@ -256,8 +268,10 @@ def _runner_threads(threads: int, env_runner: Any, **kwargs: Any) -> None:
 #: others (resources, budget, evaluation, checkpoint cadence) may change between runs.
 RUN_DEFINING = (
     "seed", "players", "expansions", "window", "shaping", "shaping_scores", "train_batch", "minibatch", "epochs",
-    "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range", "channels", "blocks", "head_hidden",
+    "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range", "kl_coeff", "channels", "blocks", "head_hidden",
 )
+#: The value a run saved before a run-defining setting existed was trained with.
+_BEFORE = {"kl_coeff": 0.2}
 
 
 def train(s: Settings) -> Path:
@@ -270,7 +284,7 @@ def train(s: Settings) -> Path:
     if s.resume:
         if not state_path.exists():
             raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
-        saved = json.loads((out / "settings.json").read_text())
+        saved = {**_BEFORE, **json.loads((out / "settings.json").read_text())}
         defining: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in saved.items()
                                     if k in RUN_DEFINING}
         s = replace(s, **defining)
