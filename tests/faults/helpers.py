@@ -1,7 +1,11 @@
-"""Shared helpers of the fault suite: run the CLI in this process, tiny tournaments, bad agents."""
+"""Shared helpers of the fault suite: run the CLI in this process, tiny tournaments, bad agents,
+fork loops in a fresh interpreter."""
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -42,3 +46,12 @@ def assert_clear_error(code: int, err: str, *needles: str) -> None:
     assert "error" in last, err
     for needle in needles:
         assert needle in last, err
+
+
+def in_a_fresh_process(body: Callable[..., None], *args: object) -> None:
+    """``body(*args)`` in a new interpreter, re-raising what it raises. The loops below fork: a fork
+    of the test process, which runs other threads (xdist's, and Ray's or torch's after some tests),
+    copies any lock one of them holds at that moment, held for good in the child, which then never
+    ends (a forked child here once hung CI on tqdm's lock). A fresh interpreter runs one thread."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(body, *args).result()

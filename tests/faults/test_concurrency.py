@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from faults.helpers import assert_clear_error, cli, tiny
+from faults.helpers import assert_clear_error, cli, in_a_fresh_process, tiny
 from training.arena.storage import LOCK_FILE, RunLock
 from training.arena.tournament import TournamentError, load_games, run
 
@@ -30,12 +30,18 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(tmp_path: Path
 
 @pytest.mark.fault("handled")
 def test_the_lock_of_a_killed_run_is_taken_over(tmp_path: Path) -> None:
+    in_a_fresh_process(_take_over_a_killed_runs_lock, tmp_path)
+
+
+def _take_over_a_killed_runs_lock(tmp_path: Path) -> None:
     pid = os.fork()
     if pid == 0:  # the killed run: takes the lock and waits
         RunLock(tmp_path).acquire()
         time.sleep(60)
         os._exit(0)
+    deadline = time.monotonic() + 60
     while not (tmp_path / LOCK_FILE).exists() or not (tmp_path / LOCK_FILE).read_text():
+        assert time.monotonic() < deadline, "the run to be killed took no lock in 60 s"
         time.sleep(0.01)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)

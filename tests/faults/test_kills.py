@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from faults.helpers import tiny
+from faults.helpers import in_a_fresh_process, tiny
 from training.arena.tournament import load_games, run
 
 TOURNAMENT_KILLS = 30
 CHECKPOINT_KILLS = 30
+MAX_ATTEMPTS = 200
 
 
 def _fork(target: object) -> int:
@@ -39,6 +40,10 @@ def _games(out: Path) -> list[tuple[int, list[int], list[list[int]]]]:
 
 @pytest.mark.fault("handled", count=TOURNAMENT_KILLS)
 def test_a_tournament_killed_at_random_moments_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
+    in_a_fresh_process(_kill_tournaments, tmp_path)
+
+
+def _kill_tournaments(tmp_path: Path) -> None:
     settings = tiny(3)
     run(settings, tmp_path / "reference", progress=False)
     reference = _games(tmp_path / "reference")
@@ -47,7 +52,7 @@ def test_a_tournament_killed_at_random_moments_resumes_to_the_uninterrupted_resu
     while kills < TOURNAMENT_KILLS:
         out = tmp_path / f"run{runs}"
         runs += 1
-        while True:
+        for _ in range(MAX_ATTEMPTS):  # a resume that never completes fails the test, not hangs it
             pid = _fork(lambda out=out: run(settings, out, resume=True, progress=False))
             time.sleep(rng.uniform(0.0, 0.25))
             os.kill(pid, signal.SIGKILL)
@@ -57,6 +62,8 @@ def test_a_tournament_killed_at_random_moments_resumes_to_the_uninterrupted_resu
             else:
                 assert os.WEXITSTATUS(status) == 0, "a resume failed: an unrecoverable run (data loss)"
                 break
+        else:
+            pytest.fail(f"{MAX_ATTEMPTS} resumes in a row were killed before they completed")
         assert _games(out) == reference, "data loss: the resumed run differs from the uninterrupted one"
 
 
@@ -77,6 +84,10 @@ def _save_forever(out: Path) -> None:
 @pytest.mark.fault("handled", count=CHECKPOINT_KILLS)
 def test_a_checkpoint_killed_while_saving_leaves_a_matching_pair(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
+    in_a_fresh_process(_kill_checkpoints, tmp_path)
+
+
+def _kill_checkpoints(tmp_path: Path) -> None:
     from training.sb3.selfplay import find_checkpoint
 
     rng = random.Random(7)
