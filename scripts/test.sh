@@ -31,8 +31,8 @@ fi
 echo "== pytest"
 set +e
 # --nbmake executes notebooks/*.ipynb as tests; --nbmake-timeout bounds each cell (seconds);
-# --dist loadgroup: the Ray tests (xdist group "ray") share one local Ray.
-CARCASSONNE_NB_BUDGET=ci python -m pytest -q -n 2 --dist loadgroup --nbmake --nbmake-timeout=300 "$@"
+# --dist loadgroup: the Ray tests (xdist group "ray") share one local Ray; --durations: the slowest tests, for CI's log.
+CARCASSONNE_NB_BUDGET=ci python -m pytest -q -n 2 --dist loadgroup --durations=15 --nbmake --nbmake-timeout=300 "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

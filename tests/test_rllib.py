@@ -135,7 +135,7 @@ def test_the_legal_action_distributions_equal_the_masked_full_categorical_on_rec
     # an action the mask does not allow (the extra timestep PPO appends to each episode chunk): the
     # full categorical's log-probability, about OUTSIDE_CROP
     illegal = th.as_tensor([int(np.flatnonzero(~row.numpy())[0]) for row in mask])
-    assert th.allclose(current.logp(illegal), new.logp(illegal)) and float(current.logp(illegal).max()) < -1e7
+    assert th.allclose(current.logp(illegal), new.logp(illegal)) and float(current.logp(illegal).max().detach()) < -1e7
 
 
 def test_a_module_checkpoint_saved_before_the_legal_action_distributions_loads_plays_and_trains() -> None:
