@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A shipped agent's recipe (README "Training") for several seeds, each followed by its 400-game
+# check on the tile orders of the shipped agent's own check, so the spread over seeds can be read:
+#   distill      the distillation of ppo:distilled (rounds 0-5), checked against greedy
+#                (about 4.6 hours on 2 CPU cores a seed)
+#   afterstate   the afterstate trainer of afterstate:pretrained (two generations from plain greedy),
+#                checked against greedy:value=linear (about 2 hours on 2 CPU cores a seed)
+# Run it in the background and run it again after a kill: each seed's run resumes where it stopped
+# (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
+#   bash scripts/train_seeds.sh RECIPE [SEED ...] [-- EXTRA TRAIN FLAGS]    # default seeds: 0 1 2
+#   nohup bash scripts/train_seeds.sh distill 1 2 -- --device cuda --workers 16 > runs/distill_seeds.log 2>&1 &
+# Out (RUNS=DIR for another folder than runs/): runs/<RECIPE>_seed<N>/ (the run, with its curve)
+# and runs/<RECIPE>_seed<N>/check/ (summary.json, pairings.csv; CHECK_SEEDS=N plays N tile orders
+# instead of 200, each in both seats).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+recipe=${1:-}
+case "$recipe" in
+  distill | afterstate) shift ;;
+  *) echo "usage: bash scripts/train_seeds.sh distill|afterstate [SEED ...] [-- EXTRA TRAIN FLAGS]" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC1091
+. .venv/bin/activate
+seeds=()
+while [[ $# -gt 0 && "$1" != "--" ]]; do seeds+=("$1"); shift; done
+[[ $# -gt 0 ]] && shift
+[[ ${#seeds[@]} -eq 0 ]] && seeds=(0 1 2)
+for seed in "${seeds[@]}"; do
+  out=${RUNS:-runs}/${recipe}_seed$seed
+  resume=()
+  [[ -f "$out/state.json" ]] && resume=(--resume)
+  echo "== $recipe, seed $seed: $out ${resume[*]}"
+  if [[ $recipe == distill ]]; then
+    carcassonne train distill full --out "$out" --seed "$seed" --rounds 6 --decisions 40000 --epochs 5 \
+      --eval-seeds 50 --select-by loss --no-progress "${resume[@]}" "$@"
+    # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards).
+    match=("ppo:$out/student.zip" greedy --first-seed 7100000)
+  else
+    carcassonne train afterstate full --out "$out" --seed "$seed" --generations 2 --no-progress "${resume[@]}" "$@"
+    match=("$(cat "$out/best.spec")" greedy:value=linear --first-seed 6100000)
+  fi
+  [[ -f "$out/check/summary.json" ]] && continue
+  check=()
+  [[ -d "$out/check" ]] && check=(--resume)
+  carcassonne tournament "${match[@]}" --seeds "${CHECK_SEEDS:-200}" --workers "$(nproc)" --out "$out/check" \
+    --no-progress "${check[@]}"
+done
