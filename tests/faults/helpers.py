@@ -49,9 +49,9 @@ def assert_clear_error(code: int, err: str, *needles: str) -> None:
 
 
 def in_a_fresh_process(body: Callable[..., None], *args: object) -> None:
-    """``body(*args)`` in a new interpreter, re-raising what it raises. The loops below fork: a fork
-    of the test process, which runs other threads (xdist's, and Ray's or torch's after some tests),
-    copies any lock one of them holds at that moment, held for good in the child, which then never
-    ends (a forked child here once hung CI on tqdm's lock). A fresh interpreter runs one thread."""
+    """``body(*args)`` in a new interpreter, re-raising what it raises: for the tests that fork and
+    kill. A fork of the test process, which runs other threads (xdist's, and Ray's or torch's after
+    some tests), copies any lock one of them holds at that moment, held for good in the child, which
+    then never ends (such a child once hung CI on tqdm's lock). A fresh interpreter runs one thread."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         pool.submit(body, *args).result()
