@@ -207,6 +207,12 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     assert play_match(config, [f"rllib:{old}", "random"], seed=3).record == game.record
 
 
+def built(s: Settings) -> Any:
+    """The algorithm of ``s``, its EnvRunners not restarted when they fail: RLlib restarts a failed
+    EnvRunner by default, and one that fails again at once would make the test hang, not fail."""
+    return build_config(s).fault_tolerance(restart_failed_env_runners=False).build_algo()
+
+
 @pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("runner_threads", [1, 2])
 def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None,
@@ -215,7 +221,7 @@ def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: A
     ``--runner-threads`` sets the EnvRunners' own, whatever the driver's."""
     s = Settings(env_runners=1, threads=2, runner_threads=runner_threads, window=11, train_batch=64, minibatch=32,
                  epochs=1, **TINY)
-    algo = build_config(s).build_algo()
+    algo = built(s)
     try:
         runners = algo.env_runner_group.foreach_env_runner(lambda runner: th.get_num_threads(),
                                                            local_env_runner=False)
@@ -236,7 +242,7 @@ def test_with_no_kl_penalty_the_env_runners_keep_one_number_instead_of_the_logit
     from agents.rllib import MODULE_ID
 
     s = Settings(env_runners=1, kl_coeff=0.0, window=11, train_batch=64, minibatch=32, epochs=1, **TINY)
-    algo = build_config(s).build_algo()
+    algo = built(s)
     try:
         def recorded(runner: Any) -> list[tuple[int, bool]]:
             out = []
