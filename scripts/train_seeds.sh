@@ -2,13 +2,13 @@
 # A shipped agent's recipe (README "Training") for several seeds, each followed by its 400-game
 # check on the tile orders of the shipped agent's own check, so the spread over seeds can be read:
 #   distill      the distillation of ppo:distilled (rounds 0-5), checked against greedy
-#                (about 4.6 hours on 2 CPU cores a seed)
+#                (about 4.6 hours on 2 CPU cores a seed, 0.4 on one H200 with 7 CPU workers)
 #   afterstate   the afterstate trainer of afterstate:pretrained (two generations from plain greedy),
 #                checked against greedy:value=linear (about 2 hours on 2 CPU cores a seed)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
 #   bash scripts/train_seeds.sh RECIPE [SEED ...] [-- EXTRA TRAIN FLAGS]    # default seeds: 0 1 2
-#   nohup bash scripts/train_seeds.sh distill 1 2 -- --device cuda --workers 16 > runs/distill_seeds.log 2>&1 &
+#   nohup bash scripts/train_seeds.sh distill 1 2 -- --device cuda --observations-on-device --workers 16 > runs/distill_seeds.log 2>&1 &
 # Out (RUNS=DIR for another folder than runs/): runs/<RECIPE>_seed<N>/ (the run, with its curve)
 # and runs/<RECIPE>_seed<N>/check/ (summary.json, pairings.csv; CHECK_SEEDS=N plays N tile orders
 # instead of 200, each in both seats).

@@ -163,6 +163,28 @@ def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(b
     assert torch.equal(value_loss, expected) and torch.isfinite(loss)
 
 
+def test_observations_kept_on_the_device_give_the_fit_the_same_batches() -> None:
+    """``DeviceObservations`` (decompressed once, in chunks and threads) holds every sample's observation
+    exactly, so a minibatch's loss is the one of the minibatch decompressed on the spot."""
+    import torch
+
+    towers = {"players": 2, "expansions": ("tower", "black_tower", "watchtowers")}
+    s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
+    data = pd.collect_round(towers, 60, seed=6, teacher="greedy")
+    policy = pd._student(s).policy
+    on_device = pd.DeviceObservations(data, "cpu")
+    small = pd.DeviceObservations(data, "cpu", threads=3, chunk=7)  # chunks that end mid-sample-range
+    idx = np.asarray([59, 3, 17, 0, 42, 8])
+    expected = {k: torch.as_tensor(v).float() for k, v in data.observations(idx).items()}
+    for store in (on_device, small):
+        got = store(idx)
+        assert got.keys() == expected.keys() and all(torch.equal(got[k], expected[k]) for k in expected)
+    with torch.no_grad():
+        plain = pd._batch(policy, data, idx, 0.5)
+        kept = pd._batch(policy, data, idx, 0.5, small)
+    assert torch.equal(plain[0], kept[0]) and torch.equal(plain[3], kept[3])
+
+
 class Killed(Exception):
     """Stands for a kill of the training process."""
 

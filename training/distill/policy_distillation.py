@@ -42,7 +42,10 @@ to no-regret online learning"), in **rounds** k = 0, 1, …:
 250,000 raw decisions would be 32 GB. Each sample's observation arrays are stored zlib-compressed
 (level 1; they are mostly zeros) in one byte buffer per key, with the legal actions as indices
 (not as a 16,352-wide mask) next to their targets; a minibatch is decompressed when it is used.
-That is a few KB per decision (``bytes_per_sample`` in the history).
+That is a few KB per decision (``bytes_per_sample`` in the history). With
+``observations_on_device`` the fit decompresses every observation once and keeps them raw on the
+fit's device (:class:`DeviceObservations`): for a GPU with the memory, where decompressing each
+minibatch on the host would otherwise pace the fit.
 
 ``state.json`` records each finished round (written atomically); ``--resume`` continues a killed or
 finished run from the last finished round up to ``--rounds`` (a round's samples, once saved, are
@@ -141,6 +144,10 @@ class Settings:
     """torch threads of the fit (0 = choose from the free cores)."""
     device: str = "cpu"
     """torch device of the fit: cpu or cuda."""
+    observations_on_device: bool = False
+    """Decompress every sample's observation once per fit and keep it raw on ``device``
+    (:class:`DeviceObservations`; ~130 KB a sample for 2 players: 31 GB at 240,000 samples), so a
+    minibatch costs no decompression: for a GPU with that memory. Same samples, same fit."""
     resume: bool = False
     """Continue the run in ``out`` (same settings except rounds, workers, threads, device, progress)."""
     progress: bool = True
@@ -162,7 +169,7 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 }
 
 #: Settings that may change on --resume (they do not change what the run computes).
-_RESUMABLE = ("rounds", "workers", "threads", "device", "progress", "resume")
+_RESUMABLE = ("rounds", "workers", "threads", "device", "observations_on_device", "progress", "resume")
 #: Settings added after runs were made, with the value those runs were computed with.
 _BEFORE = {"select_by": "loss"}
 #: Held-out figures that may pick the kept epoch (``Settings.select_by``).
@@ -428,15 +435,50 @@ def heldout_games(games: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
 
 
 # ------------------------------------------------------------------------------------------ the fit
-def _batch(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weight: float) -> tuple[Any, Any, Any, Any]:
-    """(loss, cross-entropy, the student's distribution, the value loss) of samples ``idx``.
+class DeviceObservations:
+    """Every observation of some samples, decompressed once and kept on a torch device in its stored
+    dtype (``Settings.observations_on_device``): a minibatch is then an index into device memory.
+
+    Decompression runs in ``threads`` threads (zlib releases the GIL), ``chunk`` samples a task."""
+
+    def __init__(self, data: Samples, device: Any, threads: int = 8, chunk: int = 2_048) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        import torch
+
+        def empty(key: str) -> Any:
+            dtype = torch.from_numpy(np.zeros(0, dtype=data.dtypes[key])).dtype
+            return torch.empty((len(data), *data.shapes[key]), dtype=dtype, device=device)
+
+        self.arrays = {k: empty(k) for k in data.blobs}
+
+        def fill(start: int) -> None:
+            observations = data.observations(np.arange(start, min(start + chunk, len(data))))
+            for k, v in observations.items():
+                self.arrays[k][start:start + len(v)] = torch.from_numpy(v)
+
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            list(pool.map(fill, range(0, len(data), chunk)))
+
+    def __call__(self, idx: npt.NDArray[np.intp]) -> dict[str, Any]:
+        """The observations of samples ``idx`` as float tensors on the device (``_batch``'s input)."""
+        import torch
+
+        return {k: a[torch.as_tensor(idx, device=a.device)].float() for k, a in self.arrays.items()}
+
+
+def _batch(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weight: float,
+           on_device: DeviceObservations | None = None) -> tuple[Any, Any, Any, Any]:
+    """(loss, cross-entropy, the student's distribution, the value loss) of samples ``idx``
+    (their observations from ``on_device`` when given, else decompressed from ``data``).
 
     One pass of the trunk gives both heads (``legal_logits``; its values are ``predict_values``'s,
     tested): the fit once ran the trunk a second time for the value, 40 % of its time."""
     import torch
 
     device = policy.device
-    obs = {k: torch.as_tensor(v, device=device).float() for k, v in data.observations(idx).items()}
+    obs = on_device(idx) if on_device is not None else {
+        k: torch.as_tensor(v, device=device).float() for k, v in data.observations(idx).items()}
     legal_logits, values = policy.legal_logits(obs, data.masks(idx))
     dist = policy.action_dist.proba_distribution(legal_logits)
     legal = dist.legal
@@ -447,7 +489,8 @@ def _batch(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weight: 
     return cross_entropy + value_weight * value_loss, cross_entropy, dist, value_loss
 
 
-def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings) -> dict[str, float]:
+def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings,
+             on_device: DeviceObservations | None = None) -> dict[str, float]:
     """Held-out figures of the student on samples ``idx`` (module docstring, step 2)."""
     import torch
 
@@ -458,7 +501,7 @@ def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings)
     with torch.no_grad():
         for start in range(0, len(idx), s.batch_size):
             batch = idx[start:start + s.batch_size]
-            loss, ce, dist, value_loss = _batch(policy, data, batch, s.value_weight)
+            loss, ce, dist, value_loss = _batch(policy, data, batch, s.value_weight, on_device)
             for name, v in (("loss", loss), ("cross_entropy", ce), ("value_loss", value_loss)):
                 sums[name] += float(v) * len(batch)
             chosen = dist.mode().cpu().numpy()
@@ -506,19 +549,21 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
         rng.bit_generator.state = saved["rng"]
         best, first = saved["best"], saved["epochs_done"]
         print(f"   continuing after epoch {first} ({checkpoint})", flush=True)
+    on_device = DeviceObservations(data, policy.device) if s.observations_on_device and first < s.epochs else None
     for epoch in range(first, s.epochs):
         policy.set_training_mode(True)
         order = rng.permutation(train_idx)
         total = 0.0
         for start in range(0, len(order), s.batch_size):
             batch = order[start:start + s.batch_size]
-            loss = _batch(policy, data, batch, s.value_weight)[0]
+            loss = _batch(policy, data, batch, s.value_weight, on_device)[0]
             optimiser.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimiser.step()
             total += float(loss.detach()) * len(batch)
-        figures = {"train_loss": total / len(order), **evaluate(policy, data, test_idx, s), "epoch": epoch + 1.0}
+        held_out = evaluate(policy, data, test_idx, s, on_device)
+        figures = {"train_loss": total / len(order), **held_out, "epoch": epoch + 1.0}
         print(f"   epoch {epoch + 1}: training loss {figures['train_loss']:.3f}, held-out loss {figures['loss']:.3f}, "
               f"agreement {figures['agreement']:.1%} (" + ", ".join(
                   f"{p} {figures[f'agreement_{p}']:.1%}" for p in PHASES) + f"), regret {figures['regret']:.2f} points",
