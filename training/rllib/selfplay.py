@@ -214,6 +214,7 @@ def build_config(s: Settings) -> Any:
 
     from agents.nets.rllib_module import CarcassonneRLModule, make_env
     from agents.rllib import MODULE_ID
+    from training.rllib.learner import TakeShufflePPOLearner
 
     register_env(ENV_NAME, make_env)
     return (
@@ -231,7 +232,8 @@ def build_config(s: Settings) -> Any:
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=s.train_batch, minibatch_size=s.minibatch, num_epochs=s.epochs,
                   lr=s.learning_rate, gamma=s.gamma, lambda_=s.gae_lambda, entropy_coeff=s.ent_coef,
-                  clip_param=s.clip_range, use_kl_loss=s.kl_coeff > 0, kl_coeff=s.kl_coeff)
+                  clip_param=s.clip_range, use_kl_loss=s.kl_coeff > 0, kl_coeff=s.kl_coeff,
+                  learner_class=TakeShufflePPOLearner)
         .debugging(seed=s.seed)
     )
 
