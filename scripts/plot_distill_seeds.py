@@ -1,0 +1,66 @@
+"""The distillation recipe on several seeds, in one picture: each round's student against greedy
+(100 games a round, from each run's ``history.json``) and each run's 400-game check (its
+``check/summary.json``, written by ``scripts/train_seeds.sh distill``).
+
+    python scripts/plot_distill_seeds.py OUT.png runs/distill_seed1 runs/distill_seed2
+
+Seed 0 (``ppo:distilled``) is drawn from the figures the README publishes for it (its per-round
+table and its 400-game check): its run folder is not part of the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from training.arena.ratings import wilson
+
+#: README "Training", distillation: seed 0's wins of 100 against greedy by round, and its check.
+SEED_0 = ("seed 0 (ppo:distilled; cpu, 2 cores, 4.61 h)", [22, 39, 48, 57, 58, 70], (221, 5, 174))
+
+
+def _run(folder: Path) -> tuple[str, list[int], tuple[int, int, int]]:
+    history = sorted(json.loads((folder / "history.json").read_text()), key=lambda r: r["round"])
+    state = json.loads((folder / "state.json").read_text())
+    games = 2 * state["settings"]["eval_seeds"]
+    wins = [round(r["ratings"]["greedy"]["win"] * games) for r in history]
+    pairing = json.loads((folder / "check" / "summary.json").read_text())["pairings"][0]
+    name = f"seed {state['settings']['seed']} ({state['settings']['device']}, {history[-1]['hours']:.2f} h)"
+    return name, wins, (pairing["wins"], pairing["draws"], pairing["losses"])
+
+
+def main(argv: list[str]) -> None:
+    out, folders = Path(argv[0]), [Path(a) for a in argv[1:]]
+    runs = [SEED_0, *(_run(f) for f in folders)]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for k, (name, wins, (w, d, lost)) in enumerate(runs):
+        dx = 0.06 * (k - (len(runs) - 1) / 2)
+        shares = [x / 100 for x in wins]
+        bounds = [wilson(x, 100) for x in wins]
+        ax.errorbar([r + dx for r in range(len(wins))], shares, capsize=2, marker="o", color=f"C{k}", label=name,
+                    yerr=[[s - b[0] for s, b in zip(shares, bounds, strict=True)],
+                          [b[1] - s for s, b in zip(shares, bounds, strict=True)]])
+        n = w + d + lost
+        lo, hi = wilson(w, n)
+        ax.errorbar([len(wins) - 0.7 + dx], [w / n], yerr=[[w / n - lo], [hi - w / n]], marker="s", color=f"C{k}",
+                    capsize=3)
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.axhline(0.55, color="grey", lw=0.8, ls="--")
+    ax.text(len(runs[0][1]) - 0.7, 0.40, "400-game\ncheck", ha="center", fontsize=8)
+    ax.set_xticks(range(len(runs[0][1])))
+    ax.set(xlabel="DAgger round", ylabel="win share against greedy (95 % Wilson)", ylim=(0, 1),
+           title="Distillation (no search): each round's student against greedy, by seed")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
