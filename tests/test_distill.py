@@ -128,9 +128,9 @@ def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest
     weights: list[dict[str, torch.Tensor]] = []
     measured = pd.evaluate
 
-    def evaluate(policy: Any, data: Any, idx: Any, s: Any) -> dict[str, float]:
+    def evaluate(policy: Any, data: Any, idx: Any, s: Any, on_device: Any = None) -> dict[str, float]:
         weights.append({k: v.detach().clone() for k, v in policy.state_dict().items()})
-        return {**measured(policy, data, idx, s), **ROUND_4[len(weights) - 1]}
+        return {**measured(policy, data, idx, s, on_device), **ROUND_4[len(weights) - 1]}
 
     monkeypatch.setattr(pd, "evaluate", evaluate)
     figures = pd.fit(policy, data, s, seed=0)
