@@ -263,6 +263,48 @@ def test_with_no_kl_penalty_the_env_runners_keep_one_number_instead_of_the_logit
     assert step_bytes(replace(s, kl_coeff=0.2)) - step_bytes(s) == 4 * (first[MASK_KEY].size - 1)
 
 
+@pytest.mark.xdist_group("ray")
+def test_the_gae_pass_reuses_the_recorded_values_and_equals_a_full_pass(ray_local: Any, one_torch_thread: None,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over whole training iterations (the driver samples and learns, so this process sees every
+    GAE pass): the values of the GAE pass, recorded ones and recomputed ones, equal a full value pass
+    over the train batch, and only a few rows are recomputed. From the second iteration on a chunk's
+    first row holds an action recorded before the last update, so reusing it would be wrong."""
+    from ray.rllib.core.columns import Columns
+
+    from agents.nets.board_net import BoardNet
+
+    passes: list[tuple[float, int, int]] = []
+    reused, full_values = CarcassonneRLModule.compute_values, BoardNet.values
+    valued: list[int] = []
+
+    def counting(net: BoardNet, obs: dict[str, Any]) -> Any:
+        valued.append(len(next(iter(obs.values()))))
+        return full_values(net, obs)
+
+    def checked(self: CarcassonneRLModule, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        if embeddings is not None:  # the loss's: this minibatch's forward pass
+            return reused(self, batch, embeddings)
+        valued.clear()
+        out = reused(self, batch)
+        with th.no_grad():
+            full = full_values(self.net, batch[Columns.OBS][OBS_KEY]).squeeze(-1)
+        passes.append((float((out - full).abs().max()), sum(valued), len(full)))
+        return out
+
+    monkeypatch.setattr(BoardNet, "values", counting)
+    monkeypatch.setattr(CarcassonneRLModule, "compute_values", checked)
+    algo = built(Settings(env_runners=0, kl_coeff=0.0, window=11, train_batch=128, minibatch=64, epochs=2, **TINY))
+    try:
+        for _ in range(3):
+            algo.train()
+    finally:
+        algo.stop()
+    assert len(passes) == 3
+    for difference, recomputed, rows in passes:
+        assert difference < 1e-4 and 0 < recomputed < rows / 4
+
+
 def test_a_missing_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(AgentSpecError, match="no RLlib checkpoint at"):
         make_agent(f"rllib:{tmp_path}", seed=0)
