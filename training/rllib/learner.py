@@ -48,14 +48,14 @@ class ShuffledMinibatches:
     def __init__(self, batch: MultiAgentBatch, minibatch_size: int, num_epochs: int) -> None:
         if len(batch.policy_batches) != 1:
             raise ValueError("ShuffledMinibatches takes the batch of one module")
-        ((self.module_id, self.rows),) = batch.policy_batches.items()
+        ((self.module_id, self.batch),) = batch.policy_batches.items()
         self.env_steps = batch.env_steps()
         self.minibatch_size = minibatch_size
         self.num_epochs = num_epochs
 
     def __iter__(self) -> Iterator[MultiAgentBatch]:
-        columns = dict(self.rows)
-        n = self.rows.count
+        columns = dict(self.batch)
+        n = self.batch.count
         for _ in range(self.num_epochs):
             order = np.random.permutation(n)
             for start in range(0, n, self.minibatch_size):
