@@ -17,6 +17,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noq
 from agents.nets.board_net import (  # noqa: E402
     OUTSIDE_CROP,
     BoardEncoder,
+    LegalActions,
     LegalLogits,
     codec_index_map,
     crop_sizes,
@@ -144,6 +145,24 @@ def test_the_distribution_matches_sb3_contribs_masked_categorical() -> None:
     assert th.allclose(ours.entropy(), reference.entropy())
     with pytest.raises(ValueError, match="allows none"):
         ours.apply_masking(np.zeros((4, n), dtype=bool))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.uint8, np.int32, np.float32])
+@pytest.mark.parametrize("n", [16, 21, 64])
+def test_legal_actions_from_a_mask_are_its_nonzero_entries_in_row_major_order(dtype: type, n: int) -> None:
+    rng = np.random.default_rng(n)
+    mask = (rng.random((7, n)) < 0.15).astype(dtype)
+    mask[2] = 0  # a row with no allowed action
+    mask[4, [0, n - 1]] = 1  # the first and the last action
+    if dtype is np.float32:
+        mask[5, 3] = -0.5  # nonzero = allowed, whatever its sign
+    rows, actions = np.nonzero(mask)  # the reference: numpy's own row-major nonzero
+    legal = LegalActions.from_mask(mask, n)
+    assert legal.rows.tolist() == rows.tolist() and legal.actions.tolist() == actions.tolist()
+    flat = LegalActions.from_mask(mask.reshape(-1), n)
+    assert flat.rows.tolist() == rows.tolist() and flat.actions.tolist() == actions.tolist()
+    empty = LegalActions.from_mask(np.zeros((0, n), dtype=dtype), n)
+    assert empty.rows.numel() == 0 and empty.actions.numel() == 0
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -75,6 +75,37 @@ def test_the_module_gives_masked_actions_no_probability() -> None:
     assert values.shape == (1,) and th.allclose(values, out[Columns.EMBEDDINGS])
 
 
+def test_sampling_puts_the_module_in_eval_mode_once_and_training_puts_it_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """RLlib's forward_exploration switched the whole module tree to eval mode and back at every env
+    step; the module switches only when its mode is not the one the forward needs."""
+    from ray.rllib.core.columns import Columns
+
+    module, batch = _recorded_batch(seed=5, size=3)
+    switches: list[bool] = []
+    real_train = th.nn.Module.train
+
+    def counted(self: th.nn.Module, mode: bool = True) -> th.nn.Module:
+        if self is module:
+            switches.append(mode)
+        return real_train(self, mode)
+
+    monkeypatch.setattr(th.nn.Module, "train", counted)
+    assert module.training
+    with th.no_grad():
+        first = module.forward_exploration(batch)
+        for _ in range(3):
+            module.forward_exploration(batch)
+            module.forward_inference(batch)
+    assert switches == [False] and not module.training
+    module.forward_train(batch)
+    assert switches == [False, True] and module.training
+    with th.no_grad():
+        again = module.forward_inference(batch)
+    assert switches == [False, True, False]
+    assert th.equal(first[Columns.ACTION_DIST_INPUTS], again[Columns.ACTION_DIST_INPUTS])
+
+
 def _recorded_batch(seed: int, size: int, players: int = 3) -> tuple[Any, dict[str, Any]]:
     """A tiny module and a batch of ``size`` observations of random games (openings and later
     turns: legal action counts from one to hundreds)."""

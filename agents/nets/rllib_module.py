@@ -208,6 +208,22 @@ class CarcassonneRLModule(TorchRLModule, ValueFunctionAPI):
         legal, values = self._legal(batch)
         return {Columns.ACTION_DIST_INPUTS: pack_legal(legal), Columns.EMBEDDINGS: values.squeeze(-1)}
 
+    def forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """RLlib's, but the module is put in eval mode only when it is not in it yet, and stays in
+        it until the next ``forward_train`` (which puts it in training mode). RLlib's switches to
+        eval mode and back around every env step: two walks over the module tree, ~0.2 ms a step,
+        a tenth of the forward. The network has no layer that behaves differently in the two
+        modes, so only the time changes (either way each forward runs in eval mode)."""
+        if self.training:
+            self.eval()
+        return self._forward_exploration(batch, **kwargs)
+
+    def forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """RLlib's, with :meth:`forward_exploration`'s mode rule."""
+        if self.training:
+            self.eval()
+        return self._forward_inference(batch, **kwargs)
+
     def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return self._act(batch, sample=True)
 
