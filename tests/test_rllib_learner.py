@@ -50,6 +50,21 @@ def test_each_epoch_is_a_fresh_permutation_in_minibatches_of_whole_rows() -> Non
     assert len({tuple(rows) for rows in epochs}) == 3  # in a new order each epoch
 
 
+def test_rows_outside_the_loss_are_in_no_minibatch() -> None:
+    """PPO's bootstrap rows (``loss_mask`` False) only serve GAE: 8 loss rows of 10 make two
+    minibatches of 4 an epoch, not a third of masked rows."""
+    batch = _batch()
+    module_batch = batch.policy_batches["shared"]
+    module_batch[Columns.LOSS_MASK] = th.as_tensor([True] * 4 + [False] + [True] * 4 + [False])
+    np.random.seed(4)
+    minibatches = list(ShuffledMinibatches(batch, minibatch_size=4, num_epochs=2))
+    assert [len(m.policy_batches["shared"]) for m in minibatches] == [4, 4] * 2
+    rows = [_rows_of(m.policy_batches["shared"]) for m in minibatches]
+    for epoch in (rows[0] + rows[1], rows[2] + rows[3]):
+        assert sorted(epoch) == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert all(bool(m.policy_batches["shared"][Columns.LOSS_MASK].all()) for m in minibatches)
+
+
 def test_rows_are_taken_from_tensors_arrays_dicts_and_lists_alike() -> None:
     rows = np.asarray([2, 0, 2])
     taken = take_rows({"t": th.arange(12).reshape(4, 3), "a": np.arange(4), "l": list("wxyz")}, rows)
