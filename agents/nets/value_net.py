@@ -118,16 +118,15 @@ def value_inputs(game: Game) -> tuple[npt.NDArray[np.float64], list[float], floa
     row per player (see the module docstring), ``end_now`` the scores if the game ended now and
     ``t`` the share of the pile left at the next turn (0 once the game is over)."""
     f, end_now, t = feature_rows(game)
-    extra = _follower_features(game)
-    own = np.array([a + b for a, b in zip(f, extra, strict=True)], dtype=np.float64)
+    own = [a + b for a, b in zip(f, _follower_features(game), strict=True)]
     n = len(own)
-    other = own[::-1] if n == 2 else np.stack([np.delete(own, p, axis=0).max(axis=0) for p in range(n)])
-    x = np.empty((n, len(INPUTS)), dtype=np.float64)
-    k = own.shape[1]
-    x[:, :k] = own
-    x[:, k:2 * k] = other
-    x[:, 2 * k] = t
-    x[:, 2 * k + 1] = t * t
+    if n == 2:
+        other = own[::-1]
+    else:
+        table = np.array(own, dtype=np.float64)
+        other = [np.delete(table, p, axis=0).max(axis=0).tolist() for p in range(n)]
+    # built as lists and converted once: this runs at every leaf of a search
+    x = np.array([a + b + [t, t * t] for a, b in zip(own, other, strict=True)], dtype=np.float64)
     return x, end_now, t
 
 
@@ -175,14 +174,16 @@ class ValueNet:
         h = (x - self.mean) / self.std
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
+            h = h @ w
+            h += b
             if i < last:
                 np.maximum(h, 0.0, out=h)
         out = h[..., 0] * t
         if self.linear is not None:
             out = out + design_row(x[..., :len(FEATURES)], np.asarray(t)[..., None]) @ self.linear
         if self.relative:
-            out = out - out.mean(axis=-1, keepdims=True)
+            # the mean as numpy computes it (sum, then divide), without np.mean's per-call overhead
+            out = out - np.add.reduce(out, axis=-1, keepdims=True) / out.shape[-1]
         return np.asarray(out, dtype=np.float64)
 
     def final_scores(self, game: Game) -> list[float]:
