@@ -1,39 +1,56 @@
 #!/usr/bin/env bash
 # Issue 22's throughput comparison in one run on one machine: whole training iterations of the SB3
 # trainer and of the RLlib trainer (2 envs per EnvRunner, 1,024 env steps, minibatch 256, 4 epochs;
-# 2 torch threads in each learner, 1 in each EnvRunner). RLlib runs as the same algorithm as SB3's
-# MaskablePPO (no KL penalty: --kl-coeff 0) with 1 and 2 EnvRunners, then with RLlib's default KL
-# penalty, then as it was before 2026-11-25 (KL penalty, the 200 MiB object store). Run it on a
-# quiet machine; needs `bash scripts/setup.sh dev,train,ray`. ITERATIONS=N (default 8: with 3, one
-# iteration in three is RLlib's warm-up and single iterations vary by a third). SB3 runs first and
-# last. Out: runs/bench_rllib/ (progress.jsonl per RLlib run); prints each iteration's env steps/s
-# and sampling seconds.
+# 2 torch threads in each learner, 1 in each EnvRunner). Run it on a quiet machine; needs
+# `bash scripts/setup.sh dev,train,ray`. ITERATIONS=N (default 8: one iteration is RLlib's warm-up,
+# so medians are over iterations 2..N). Out: runs/bench_rllib/ (progress.jsonl per RLlib run).
+#
+#   bash scripts/bench_rllib_vs_sb3.sh
+#       SB3; RLlib with 1 and 2 EnvRunners and no KL penalty (SB3's algorithm: --kl-coeff 0); with
+#       RLlib's KL penalty; as it was before 2026-11-25 (KL penalty, the 200 MiB object store); SB3.
+#   BASELINE=REV [ROUNDS=5] bash scripts/bench_rllib_vs_sb3.sh
+#       before/after: ROUNDS rounds of SB3, RLlib (2 EnvRunners, no KL) on this checkout and RLlib on
+#       git revision REV (checked out in runs/bench_rllib/baseline), alternating, then SB3 once more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
 . .venv/bin/activate
-out=runs/bench_rllib
+here=$PWD
+out=$here/runs/bench_rllib
+iterations=${ITERATIONS:-8}
 rm -rf "$out" && mkdir -p "$out"
-echo "== SB3 MaskablePPO"
-python -m training.sb3.bench_train --iterations "${ITERATIONS:-8}" --threads 2 2>&1 | grep -E "iteration|median"
-run() {  # NAME RUNNERS EXTRA-FLAGS...
-  local name=$1 runners=$2
-  shift 2
-  echo "== RLlib, $runners EnvRunner(s) × 2 envs, $name"
-  carcassonne train rllib --num-cpus 2 --env-runners "$runners" --envs-per-runner 2 --train-batch 1024 \
-    --minibatch 256 --epochs 4 --iterations "${ITERATIONS:-8}" --eval-every 0 --checkpoint-every 0 --threads 2 \
-    --out "$out/$name-$runners" "$@" > "$out/$name-$runners.log" 2>&1
-  python - "$out/$name-$runners/progress.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    print(f"iteration {d['iteration']}: {d['env_steps_per_s']:6.1f} env steps/s, sampling {d['sample_seconds']:.2f} s, "
-          f"whole {d['seconds']:.2f} s")
+sb3() {  # LABEL
+  echo "SB3 MaskablePPO, $1: $(python -m training.sb3.bench_train --iterations "$iterations" --threads 2 2>&1 | grep median)"
+}
+rllib() {  # NAME CHECKOUT RUNNERS EXTRA-FLAGS...
+  local name=$1 checkout=$2 runners=$3
+  shift 3
+  (cd "$checkout" && PYTHONPATH=$checkout python -m training.cli train rllib --num-cpus 2 --env-runners "$runners" \
+    --envs-per-runner 2 --train-batch 1024 --minibatch 256 --epochs 4 --iterations "$iterations" --eval-every 0 \
+    --checkpoint-every 0 --threads 2 --out "$out/$name" "$@" > "$out/$name.log" 2>&1)
+  python - "$out/$name/progress.jsonl" "$name" "$runners" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+later = rows[1:]
+print(f"RLlib {sys.argv[2]} ({sys.argv[3]} EnvRunner(s)): median {statistics.median(r['env_steps_per_s'] for r in later):.1f} "
+      f"env steps/s over iterations 2-{len(rows)}, {sum(r['seconds'] for r in later):.1f} s in all "
+      f"(each: {', '.join(str(round(r['env_steps_per_s'])) for r in rows)})")
 PY
 }
-run no-kl 1 --kl-coeff 0
-run no-kl 2 --kl-coeff 0
-run kl 2
-run before 2 --object-store-mb 200
-echo "== SB3 MaskablePPO, again"
-python -m training.sb3.bench_train --iterations "${ITERATIONS:-8}" --threads 2 2>&1 | grep -E "iteration|median"
+if [[ -n "${BASELINE:-}" ]]; then
+  git worktree add --force --detach "$out/baseline" "$BASELINE" > /dev/null
+  trap 'git worktree remove --force "$out/baseline"' EXIT
+  for round in $(seq "${ROUNDS:-5}"); do
+    sb3 "round $round"
+    rllib "this-checkout-$round" "$here" 2 --kl-coeff 0
+    rllib "baseline-$round" "$out/baseline" 2 --kl-coeff 0
+  done
+  sb3 "again"
+  exit 0
+fi
+sb3 "first"
+rllib no-kl-1 "$here" 1 --kl-coeff 0
+rllib no-kl-2 "$here" 2 --kl-coeff 0
+rllib kl-2 "$here" 2
+rllib before-2 "$here" 2 --object-store-mb 200
+sb3 "last"
