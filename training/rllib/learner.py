@@ -6,8 +6,7 @@ learner's largest single cost: a 1,024-step batch holds 1,024 boards of 130 KB (
 advanced indexing copies them at 1–2 GB/s on one core, 0.3–0.5 s an epoch, as much as the epoch's
 four gradient steps (``python -m training.rllib.profile``). :class:`ShuffledMinibatches` draws the same
 kind of minibatches by gathering rows with numpy's ``take`` (whole rows, memcpy speed: ~10 GB/s) and
-copies each row once per epoch, into its minibatch, instead of into a shuffled batch first, in a
-helper thread that gathers the next minibatch while the learner updates on this one. It also
+copies each row once per epoch, into its minibatch, instead of into a shuffled batch first. It also
 leaves out the rows outside PPO's loss (``loss_mask`` False: the bootstrap row RLlib appends to each
 episode chunk for GAE), so that 1,024 env steps make four minibatches of 256 an epoch, as in
 Stable-Baselines3, instead of four and a fifth of a few dozen rows that add nothing to the loss.
@@ -16,7 +15,6 @@ Stable-Baselines3, instead of four and a fifth of a few dozen rows that add noth
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -46,12 +44,12 @@ def take_rows(value: Any, rows: npt.NDArray[np.intp]) -> Any:
 
 class ShuffledMinibatches:
     """``num_epochs`` passes over one module's train batch, each in a fresh random order
-    (``np.random``, which RLlib seeds; every epoch's order is drawn when iteration starts): an
-    epoch's minibatches are consecutive slices of its permutation, ``minibatch_size`` rows each,
-    the last one shorter when the batch is not a multiple of it (Stable-Baselines3's scheme;
-    RLlib's own iterator wraps around into the next epoch instead). Every row of the loss is in
-    exactly one minibatch per epoch; rows outside it (a ``loss_mask`` column False) are in none:
-    the loss masks them out, so a minibatch of them adds a gradient step of nothing but cost."""
+    (``np.random``, which RLlib seeds): an epoch's minibatches are consecutive slices of its
+    permutation, ``minibatch_size`` rows each, the last one shorter when the batch is not a multiple
+    of it (Stable-Baselines3's scheme; RLlib's own iterator wraps around into the next epoch
+    instead). Every row of the loss is in exactly one minibatch per epoch; rows outside it (a
+    ``loss_mask`` column False) are in none: the loss masks them out, so a minibatch of them adds a
+    gradient step of nothing but cost."""
 
     def __init__(self, batch: MultiAgentBatch, minibatch_size: int, num_epochs: int) -> None:
         if len(batch.policy_batches) != 1:
@@ -62,29 +60,16 @@ class ShuffledMinibatches:
         self.num_epochs = num_epochs
 
     def __iter__(self) -> Iterator[MultiAgentBatch]:
-        """The minibatches in order; each is gathered in a helper thread while the learner updates
-        on the one before (numpy's ``take`` releases the GIL), so the copy overlaps the update."""
         columns = dict(self.batch)
         in_loss = columns.get(Columns.LOSS_MASK)
         loss_rows = (np.arange(self.batch.count) if in_loss is None
                      else np.flatnonzero(th.as_tensor(in_loss).cpu().numpy()))
-        orders = [np.random.permutation(loss_rows) for _ in range(self.num_epochs)]
-        slices = [order[start:start + self.minibatch_size]
-                  for order in orders for start in range(0, len(order), self.minibatch_size)]
-
-        def gather(rows: npt.NDArray[np.intp]) -> MultiAgentBatch:
-            minibatch = SampleBatch({k: take_rows(v, rows) for k, v in columns.items()})  # type: ignore[no-untyped-call]
-            return MultiAgentBatch({self.module_id: minibatch}, self.env_steps)
-
-        if not slices:
-            return
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="minibatches") as helper:
-            pending = helper.submit(gather, slices[0])
-            for following in slices[1:]:
-                ready = pending.result()
-                pending = helper.submit(gather, following)
-                yield ready
-            yield pending.result()
+        for _ in range(self.num_epochs):
+            order = np.random.permutation(loss_rows)
+            for start in range(0, len(order), self.minibatch_size):
+                rows = order[start:start + self.minibatch_size]
+                minibatch = SampleBatch({k: take_rows(v, rows) for k, v in columns.items()})  # type: ignore[no-untyped-call]
+                yield MultiAgentBatch({self.module_id: minibatch}, self.env_steps)
 
 
 class TakeShufflePPOLearner(PPOTorchLearner):
