@@ -65,6 +65,12 @@ def test_rows_outside_the_loss_are_in_no_minibatch() -> None:
     assert all(bool(m.policy_batches["shared"][Columns.LOSS_MASK].all()) for m in minibatches)
 
 
+def test_a_batch_with_no_row_in_the_loss_makes_no_minibatch() -> None:
+    batch = _batch()
+    batch.policy_batches["shared"][Columns.LOSS_MASK] = th.zeros(ROWS, dtype=th.bool)
+    assert list(ShuffledMinibatches(batch, minibatch_size=4, num_epochs=2)) == []
+
+
 def test_rows_are_taken_from_tensors_arrays_dicts_and_lists_alike() -> None:
     rows = np.asarray([2, 0, 2])
     taken = take_rows({"t": th.arange(12).reshape(4, 3), "a": np.arange(4), "l": list("wxyz")}, rows)
