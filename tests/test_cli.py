@@ -13,7 +13,7 @@ import pytest
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
 from training.arena.match import play_match
-from training.cli.main import _parser, main
+from training.cli.main import _parser, _spec_list, main
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_AGENT = '''
@@ -202,3 +202,18 @@ def test_the_shipped_store_holds_the_ladder_at_the_default_seeds() -> None:
     seeds = _parser().parse_args(["evaluate", "random"]).seeds
     wanted = Settings(agents=ladder.LADDER, seeds=seeds, config=ladder.ladder_config().to_dict())
     assert Settings.from_dict(header["settings"]) == wanted  # rewrite it: docs/tournament.md, evaluate
+
+
+def test_bench_specs_keep_each_agents_own_options() -> None:
+    assert _spec_list("random,greedy") == ("random", "greedy")
+    assert _spec_list("mcts:sims=20,guide=1,rollout_turns=0,value=linear,greedy:fast=1,random") == (
+        "mcts:sims=20,guide=1,rollout_turns=0,value=linear", "greedy:fast=1", "random")
+    assert _spec_list("ppo:runs/a.zip,path/to/file.py:Agent,,afterstate:pretrained,fast=1") == (
+        "ppo:runs/a.zip", "path/to/file.py:Agent", "afterstate:pretrained,fast=1")
+
+
+def test_bench_agent_times_an_agent_with_several_options(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["bench", "agent", "--specs", "greedy:fast=1,value=linear,random", "--games", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("agent: greedy:fast=1,value=linear: ") and lines[1].startswith("agent: random: ")

@@ -42,6 +42,19 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(n for n in text.split(",") if n)
 
 
+def _spec_list(text: str) -> tuple[str, ...]:
+    """Comma-separated agent specs whose own options stay with them: a part ``key=value`` with no
+    ``:`` before its ``=`` continues the spec before it, so ``mcts:sims=20,guide=1,greedy`` is
+    ``mcts:sims=20,guide=1`` and ``greedy``."""
+    specs: list[str] = []
+    for part in _names(text):
+        if specs and "=" in part and ":" not in part.split("=", 1)[0]:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return tuple(specs)
+
+
 def _config(args: argparse.Namespace, players: int) -> GameConfig:
     base = GameConfig(players=players, expansions=_names(args.expansions)).to_dict()
     for flag in _names(args.rules):
@@ -269,7 +282,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
     bench.add_argument("--games", type=argtypes.count, help="games per measurement (default: tournament 20, agent 5; "
                        "engine, env as carcassonne_env.bench)")
-    bench.add_argument("--specs", default="random,greedy", help="tournament, agent: comma-separated agents "
+    bench.add_argument("--specs", default="random,greedy", help="tournament, agent: comma-separated agents; a "
+                       "spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy is two agents "
                        "(default random,greedy)")
     bench.add_argument("--threads", type=argtypes.count, default=1, help="agent: torch threads (default 1: one core)")
     bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run "
@@ -424,7 +438,7 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         return
     if rest:
         raise ScheduleError(f"bench {args.target}: unrecognised arguments {' '.join(rest)}")
-    config, specs = ladder.ladder_config(), _names(args.specs)
+    config, specs = ladder.ladder_config(), _spec_list(args.specs)
     if not specs:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
