@@ -18,7 +18,7 @@ imports the env's encoder, so the envs must not import it) and are public here.
 from __future__ import annotations
 
 import operator
-import weakref
+from collections import OrderedDict
 from typing import Any, Protocol
 
 from .engine import Action, Game, IllegalActionError
@@ -29,9 +29,10 @@ from .environment.window import Window
 from .player_protocols import EngineAgent, Observation, Player, Policy, RandomAgent, is_player
 
 __all__ = [
-    "EngineAgent", "Observation", "ObservationExtras", "Player", "Policy", "PolicyAgent", "RandomAgent",
-    "as_engine_agent", "is_player",
+    "ENCODERS_KEPT", "EngineAgent", "Observation", "ObservationExtras", "Player", "Policy", "PolicyAgent",
+    "RandomAgent", "as_engine_agent", "is_player",
 ]
+
 
 class ObservationExtras(Protocol):
     """More observation entries for a policy, computed from the game and the decision's window."""
@@ -39,13 +40,18 @@ class ObservationExtras(Protocol):
     def observation(self, game: Game, window: Window) -> Observation: ...
 
 
+#: How many games' incremental encoders a :class:`PolicyAgent` keeps.
+ENCODERS_KEPT = 8
+
+
 class PolicyAgent:
     """An :class:`EngineAgent` that asks ``policy`` through the env's encoder and codec.
 
     The policy sees exactly what the env would show the player to move (observation and mask for a
     ``window`` of W cells, the W it was trained with). Correct for any game it is handed, in any
-    order: it keeps one incremental encoder per game object (weakly, so finished games free theirs),
-    and a game object only ever moves forward. A game object it has not seen takes over the encoder
+    order: it keeps one incremental encoder per game object, for the :data:`ENCODERS_KEPT` games it
+    was handed last (an older game gets a new encoder if it comes back), and a game object only
+    ever moves forward. A game object it has not seen takes over the encoder
     used last when that one can catch up with it (:meth:`.Encoder.continues_into`): the tournament
     hands the agent a fresh copy of the game every decision, and rebuilding the planes of the whole
     board each time cost as much as the network. Pickles without the encoders.
@@ -67,8 +73,10 @@ class PolicyAgent:
         self.extras = extras
         self.window = EnvOptions(window=window).window
         self.codec = ActionCodec(self.window)
-        self._encoders: weakref.WeakKeyDictionary[Game, Encoder] = weakref.WeakKeyDictionary()
-        self._last: tuple[weakref.ref[Game], Encoder] | None = None
+        #: ``id(game)`` → (the game, its encoder), least recently used first. The games are held, so
+        #: their ids stay theirs (a compiled Game cannot be weakly referenced).
+        self._encoders: OrderedDict[int, tuple[Game, Encoder]] = OrderedDict()
+        self._last: tuple[Game, Encoder] | None = None
 
     def choose_action(self, game: Game) -> Action:
         encoder = self._encoder(game)
@@ -86,20 +94,24 @@ class PolicyAgent:
 
     def _encoder(self, game: Game) -> Encoder:
         """The encoder mirroring ``game``, brought up to date."""
-        encoder = self._encoders.get(game)
-        if encoder is not None:
+        encoders = self._encoders
+        kept = encoders.get(id(game))
+        if kept is not None:
+            encoder = kept[1]
+            encoders.move_to_end(id(game))
             encoder.sync(game)
         elif self._last is not None and self._last[1].continues_into(game):
-            owner, encoder = self._last
-            mirrored = owner()
-            if mirrored is not None:  # that game gets a new encoder if it is ever handed in again
-                self._encoders.pop(mirrored, None)
-            self._encoders[game] = encoder
+            mirrored, encoder = self._last
+            encoders.pop(id(mirrored), None)  # that game gets a new encoder if it is ever handed in again
+            encoders[id(game)] = (game, encoder)
             encoder.sync(game)
         else:
-            encoder = self._encoders[game] = Encoder(game.config, self.window)
+            encoder = Encoder(game.config, self.window)
+            encoders[id(game)] = (game, encoder)
             encoder.reset(game)
-        self._last = (weakref.ref(game), encoder)
+        while len(encoders) > ENCODERS_KEPT:
+            encoders.popitem(last=False)
+        self._last = (game, encoder)
         return encoder
 
     def __getstate__(self) -> dict[str, Any]:
@@ -107,7 +119,7 @@ class PolicyAgent:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._encoders = weakref.WeakKeyDictionary()
+        self._encoders = OrderedDict()
         self._last = None
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ import pytest
 from carcassonne_env.engine import Action, Game, GameConfig, IllegalActionError, Phase
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.observation import Encoder
-from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
+from carcassonne_env.players import ENCODERS_KEPT, EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
 ALL = ("tower", "black_tower", "watchtowers")
 W = 15
@@ -158,6 +158,29 @@ def test_policy_agent_handed_a_copy_every_decision_catches_up_instead_of_rebuild
     for line in (deploys, skips, deploys, other, skips):
         check(line)
     assert len(resets) == 2  # the other game, and the line after it: neither continues the one before
+
+
+def test_policy_agent_keeps_the_encoders_of_the_games_it_was_handed_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games that do not continue one another each get an encoder; the agent keeps those of the
+    last ``ENCODERS_KEPT`` games, so one handed in again after that many others is encoded afresh,
+    and correctly, and one handed in again sooner is not."""
+    config = GameConfig(players=2)
+    policy = Recorder(seed=2)
+    agent = PolicyAgent(policy, window=W)
+    resets: list[int] = []
+    scratch = Encoder.reset
+    monkeypatch.setattr(Encoder, "reset", lambda self, game: (resets.append(1), scratch(self, game))[1])
+    games = [_play_out(Game(config, seed=s), RandomAgent(s), moves=6) for s in range(ENCODERS_KEPT + 1)]
+    for game in games:
+        agent.choose_action(game)
+    assert len(resets) == ENCODERS_KEPT + 1
+    agent.choose_action(games[-1])  # kept: no new build
+    assert len(resets) == ENCODERS_KEPT + 1
+    agent.choose_action(games[0])  # dropped when the last one came in: built again
+    assert len(resets) == ENCODERS_KEPT + 2
+    fresh = Encoder(config, W)
+    scratch(fresh, games[0])
+    _assert_same_observation(policy.seen[-1][0], fresh.observation(games[0], games[0].current_player))
 
 
 def test_policy_agent_plays_whole_games_and_pickles() -> None:

@@ -6,6 +6,9 @@
 ('PLACE', True)
 """
 
+from .compiled_core import COMPILED  # first: it decides whether the compiled modules may load
+
+# isort: split
 from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area
 from .config import ConfigError, GameConfig
@@ -16,6 +19,7 @@ from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType
 from .tower import TowerState
 
 __all__ = [
+    "COMPILED",
     "FOLLOWERS_PER_PLAYER",
     "TOWER_TOP_SLOT",
     "Action",

@@ -25,7 +25,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn, SupportsIndex, cast
 
 import numpy as np
 
@@ -90,6 +90,17 @@ def _deploy_actions_at(p: int) -> tuple[Action, ...]:
     return acts
 
 
+#: This module runs compiled (mypyc): its file is the C extension, not the source.
+_COMPILED = not __file__.endswith(".py")
+
+
+def _is_action_class(value: object) -> bool:
+    """``type(value) is Action``, in a function of its own: inline, a compiled engine (mypyc) would
+    take the fields of ``value`` as Action's (ints) from then on and refuse a float with its own
+    TypeError, before :meth:`Action.coerce` can name what is wrong."""
+    return type(value) is Action
+
+
 class PlacedTile(NamedTuple):
     x: int
     y: int
@@ -146,9 +157,14 @@ class GameSetup:
         """``pile``: tile ids in draw order. ``seed``: for loaders, the seed that shuffled this pile
         (``Game(config, seed=…)``); None means the pile is an explicit order."""
         catalogue = load_catalogue()
-        game = Game.__new__(Game)
+        game = Game(_blank=True)
         game._init_empty(config, catalogue, seed, [catalogue[t] for t in pile])
         self._game: Game | None = game
+
+    def refuse(self, message: str) -> NoReturn:
+        """Raise ``PositionError(message)``: the position cannot exist, for the reason ``message``
+        (what expansion steps call on a ``PositionSetup``)."""
+        raise PositionError(message)
 
     def _live(self) -> Game:
         if self._game is None:
@@ -277,9 +293,12 @@ class Game:
         self,
         config: GameConfig | None = None,
         *,
-        seed: int | None = None,
+        seed: SupportsIndex | None = None,
         tile_order: Sequence[str] | None = None,
+        _blank: bool = False,
     ) -> None:
+        if _blank:  # internal (clone, GameSetup): no state yet, the caller sets every attribute
+            return
         if config is None:
             config = GameConfig()
         elif not isinstance(config, GameConfig):
@@ -289,20 +308,18 @@ class Game:
         catalogue = load_catalogue()
         if seed is not None and tile_order is not None:
             raise ValueError("give a seed or a tile_order, not both")
+        number: int | None = None
         if tile_order is None:
-            if seed is None:
-                seed = secrets.randbits(63)
-            number = as_int(seed)
+            number = secrets.randbits(63) if seed is None else as_int(seed)
             if number is None:
                 raise TypeError(f"seed must be an int, got {seed!r}")
             if number < 0:
                 raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-            seed = number
             pile = [
                 t for s in config.tile_sets or () for t in catalogue.sets[s]
                 for _ in range(t.count - t.is_start)
             ]
-            order = np.random.default_rng(seed).permutation(len(pile))
+            order = np.random.default_rng(number).permutation(len(pile))
             pile = [pile[i] for i in order]
         else:
             allowed = {t.id for s in config.tile_sets or () for t in catalogue.sets[s]}
@@ -310,7 +327,7 @@ class Game:
                 if tid not in allowed:
                     raise ValueError(f"tile_order: {tid!r} is not a tile of the sets {config.tile_sets}")
             pile = [catalogue.by_id[tid] for tid in tile_order]
-        self._init_empty(config, catalogue, seed, pile)
+        self._init_empty(config, catalogue, number, pile)
         self._put_tile(catalogue.start, pack(0, 0), 0)
         self._draw()
 
@@ -711,14 +728,17 @@ class Game:
 
         Nothing changes when an action is refused.
         """
+        raw = cast("Sequence[object]", action)  # read as objects: a compiled engine does not unbox them
         if (
-            type(action) is not Action
-            or type(action[0]) is not ActionKind
-            or type(action[1]) is not int
-            or type(action[2]) is not int
-            or type(action[3]) is not int
+            not _is_action_class(raw)
+            or type(raw[0]) is not ActionKind
+            or type(raw[1]) is not int
+            or type(raw[2]) is not int
+            or type(raw[3]) is not int
         ):
             action = Action.coerce(action)
+        else:
+            action = cast(Action, action)
         self._final_memo = None
         phase = self._phase
         kind = action[0]
@@ -837,9 +857,21 @@ class Game:
 
     def _unshare(self) -> None:
         """Take private copies of the board group (see :meth:`clone`) before changing it."""
-        d = self.__dict__
-        for name in _BOARD_GROUP:
-            d[name] = d[name].copy()
+        self._board = self._board.copy()
+        self._tile_pos = self._tile_pos.copy()
+        self._tile_type = self._tile_type.copy()
+        self._tile_rot = self._tile_rot.copy()
+        self._tile_base = self._tile_base.copy()
+        self._frontier = self._frontier.copy()
+        self._monasteries = self._monasteries.copy()
+        self._parent = self._parent.copy()
+        self._kind = self._kind.copy()
+        self._node_tile = self._node_tile.copy()
+        self._open = self._open.copy()
+        self._tiles = self._tiles.copy()
+        self._pennants = self._pennants.copy()
+        self._adj = self._adj.copy()
+        self._value_cache = self._value_cache.copy()
         self._cow = False
 
     def _put_tile(self, tile: TileType, p: int, rot: int) -> int:
@@ -1349,28 +1381,70 @@ class Game:
         board group (:data:`_BOARD_GROUP`), copy-on-write: both games share it until one of them
         puts a tile, which search lines that only make a turn's choices after the placement never do.
         """
-        g = Game.__new__(Game)
-        d = self.__dict__
-        gd = g.__dict__
-        gd.update(d)
-        d["_cow"] = gd["_cow"] = True
-        gd["_remaining"] = d["_remaining"].copy()
-        gd["_discarded"] = d["_discarded"].copy()
-        gd["_occupants"] = d["_occupants"].copy()
-        gd["_followers"] = d["_followers"].copy()
-        gd["_supply"] = d["_supply"].copy()
-        gd["_scores"] = d["_scores"].copy()
-        gd["_completed"] = d["_completed"].copy()
-        gd["_history"] = d["_history"].copy()
-        ext = d["_ext"]
-        if ext:
-            gd["_ext"] = {k: v.copy() for k, v in ext.items()}
-        else:
-            gd["_ext"] = {}
-        log = d["_score_log"]
-        if log is not None:
-            gd["_score_log"] = log.copy()
+        g = Game(_blank=True)
+        if _COMPILED:  # a compiled game keeps its attributes in a C struct, not in its __dict__
+            g._share_from(self)
+        else:  # the Python source: the shared attributes in one step (2.5× faster)
+            g.__dict__.update(self.__dict__)
+            self._cow = g._cow = True
+        # copied: changed in place by play
+        g._remaining = self._remaining.copy()
+        g._discarded = self._discarded.copy()
+        g._occupants = self._occupants.copy()
+        g._followers = self._followers.copy()
+        g._supply = self._supply.copy()
+        g._scores = self._scores.copy()
+        g._completed = self._completed.copy()
+        g._history = self._history.copy()
+        g._ext = {k: v.copy() for k, v in self._ext.items()}
+        log = self._score_log
+        g._score_log = None if log is None else log.copy()
         return g
+
+    def _share_from(self, other: Game) -> None:
+        """:meth:`clone`'s first step when compiled (attributes in a C struct): take every attribute of
+        ``other`` that a clone shares with it, and turn copy-on-write on in both (see ``_unshare``)."""
+        # immutable, or never changed in place (the pile, the expansion hooks)
+        self._config = other._config
+        self._catalogue = other._catalogue
+        self._seed = other._seed
+        self._pile = other._pile
+        self._drawn = other._drawn
+        self._start_position = other._start_position
+        self._expansions = other._expansions
+        self._placed_hooks = other._placed_hooks
+        self._option_hooks = other._option_hooks
+        self._scoring_hooks = other._scoring_hooks
+        self._figure_sources = other._figure_sources
+        self._action_owner = other._action_owner
+        self._neutral_endings = other._neutral_endings
+        # the board group, copy-on-write (_unshare), and what is derived from it
+        other._cow = self._cow = True
+        self._board = other._board
+        self._tile_pos = other._tile_pos
+        self._tile_type = other._tile_type
+        self._tile_rot = other._tile_rot
+        self._tile_base = other._tile_base
+        self._frontier = other._frontier
+        self._monasteries = other._monasteries
+        self._parent = other._parent
+        self._kind = other._kind
+        self._node_tile = other._node_tile
+        self._open = other._open
+        self._tiles = other._tiles
+        self._pennants = other._pennants
+        self._adj = other._adj
+        self._value_cache = other._value_cache
+        self._closed_nodes = other._closed_nodes
+        self._closed_cities = other._closed_cities
+        self._final_memo = other._final_memo
+        # the turn: plain values, or lists no one changes in place (a new one each time)
+        self._current = other._current
+        self._turn = other._turn
+        self._phase = other._phase
+        self._tile = other._tile
+        self._legal = other._legal
+        self._decision_owner = other._decision_owner
 
     # ------------------------------------------------------------------ saving, loading, records (.persistence)
     def __reduce__(self) -> tuple[Any, ...]:
@@ -1398,7 +1472,7 @@ class Game:
         return game_to_json(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Game:
+    def from_dict(cls, data: Mapping[str, Any]) -> Game:
         """Rebuild a game saved by :meth:`to_dict`; continuing it equals continuing the original.
 
         A document that breaks a rule invariant raises :class:`~.save_validation.SaveError` naming
@@ -1451,7 +1525,7 @@ class GameRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
         """The record of a :meth:`to_dict` document; a ValueError if it names no pile (a record
         without a seed, a tile order or a start position would replay on some other pile)."""
         order = data.get("tile_order")

@@ -15,6 +15,7 @@ in ``GameSetup``). Records (``GameRecord``) live with the game in :mod:`.game`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, Phase
@@ -63,7 +64,7 @@ def game_to_json(game: Game) -> str:
     return json.dumps(game_to_dict(game), separators=(",", ":"))
 
 
-def game_from_dict(data: dict[str, Any], setup_class: type[GameSetup]) -> Game:
+def game_from_dict(data: Mapping[str, Any], setup_class: type[GameSetup]) -> Game:
     """Rebuild a game saved by :func:`game_to_dict` through ``setup_class`` (``GameSetup``, which
     ``Game.from_dict`` hands in: this module sits below ``game.py`` and imports nothing of it);
     continuing it equals continuing the original.

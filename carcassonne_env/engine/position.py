@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 from .config import GameConfig
 from .expansion import BuilderSteps
@@ -35,13 +35,6 @@ from .game import Game, GameSetup, PositionError
 from .registry import PLUGINS
 
 __all__ = ["PositionBuilder", "PositionError"]
-
-
-class _Setup(GameSetup):
-    """The ``GameSetup`` a build runs on; what expansion steps see of it is ``PositionSetup``."""
-
-    def refuse(self, message: str) -> NoReturn:
-        raise PositionError(message)
 
 
 @dataclass
@@ -100,7 +93,7 @@ class PositionBuilder:
         """The position as a game (through :class:`~.game.GameSetup`): ``current_player`` has drawn
         the first tile of ``pile``."""
         config = self.config
-        setup = _Setup(config, pile)
+        setup = GameSetup(config, pile)
         for tid, x, y, rot in self._tiles:
             setup.put_tile(tid, x, y, rot)
         for x, y, slot, player in self._followers:

@@ -1,0 +1,112 @@
+"""The compiled engine core (mypyc, ``setup.py``) plays exactly the games of its Python source.
+
+``pip install -e .`` compiles the engine's hot modules where it can; ``CARCASSONNE_PURE_PYTHON=1``
+runs the source instead, and so does a compiled module older than its source file
+(:mod:`carcassonne_env.engine.compiled_core`). Here the games of this process's engine are compared
+with the same games played by the Python source in a subprocess: random playouts on every expansion
+combination and player count, greedy and MCTS agents, every action, score and score-log event. CI
+(``scripts/test.sh``) requires the compiled core (``CARCASSONNE_REQUIRE_COMPILED=1``) and runs the
+rules tests once more on the source.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import carcassonne_env.engine as engine
+from carcassonne_env.engine import compiled_core
+from carcassonne_env.engine import game as game_module
+
+PURE = {**os.environ, compiled_core.PURE_PYTHON_VARIABLE: "1"}
+
+#: Played by both engines; prints one JSON line per game.
+PLAY = r"""
+import json, random, sys
+from carcassonne_env.engine import COMPILED, Game, GameConfig
+from carcassonne_env.engine.playout import random_playout
+from agents.spec import make_agent
+
+COMBINATIONS = [(), ("tower",), ("tower", "black_tower"), ("watchtowers",), ("tower", "black_tower", "watchtowers")]
+print(json.dumps({"compiled": COMPILED}))
+
+def report(game):
+    log = [list(e) for e in game.score_log]
+    print(json.dumps({"record": game.record().to_dict(), "scores": list(game.scores), "log": log}))
+
+for i in range(40):
+    config = GameConfig(players=2 + i % 5, expansions=COMBINATIONS[i % 5])
+    game = Game(config, seed=900 + i)
+    game.keep_score_log()
+    random_playout(game, random.Random(i))
+    report(game)
+for spec in ("greedy", "greedy:value=linear", "mcts:sims=30,rollout_turns=0,value=linear"):
+    game = Game(GameConfig(players=2, expansions=COMBINATIONS[-1]), seed=77)
+    game.keep_score_log()
+    agents = [make_agent(spec, seed=s) for s in range(2)]
+    for _ in range(60 if spec.startswith("mcts") else 400):
+        if game.is_over:
+            break
+        game.apply(agents[game.current_player].choose_action(game))
+    report(game)
+"""
+
+
+def _play(env: dict[str, str] | None) -> list[dict[str, object]]:
+    out = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=600,
+                         check=True, cwd=Path(__file__).parents[1])
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_compiled_reports_the_modules_that_run() -> None:
+    suffix = Path(game_module.__file__ or "").suffix
+    runs_compiled = suffix != ".py"
+    assert runs_compiled == engine.COMPILED, f"COMPILED is {engine.COMPILED} but game runs from {suffix}"
+
+
+def test_ci_runs_the_compiled_core() -> None:
+    """Where CI asks for it, the install compiled the engine and it runs (a failed build falls back
+    to the source quietly: pip shows the build's output only with -v)."""
+    if os.environ.get("CARCASSONNE_REQUIRE_COMPILED", "") in ("", "0"):
+        pytest.skip("CARCASSONNE_REQUIRE_COMPILED is not set (scripts/test.sh sets it)")
+    stale = compiled_core.stale_modules()
+    assert engine.COMPILED, f"the compiled engine does not run: {game_module.__file__}; stale: {stale}"
+
+
+def test_pure_python_variable_runs_the_source() -> None:
+    code = ("import carcassonne_env.engine as e, carcassonne_env.engine.game as g; "
+            "print(e.COMPILED, g.__file__.endswith('.py'))")
+    out = subprocess.run([sys.executable, "-c", code], env=PURE, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.skipif(not engine.COMPILED, reason="the compiled engine is not built here: nothing to compare")
+def test_compiled_and_source_play_the_same_games() -> None:
+    compiled, source = _play(None), _play(PURE)
+    assert compiled[0] == {"compiled": True} and source[0] == {"compiled": False}
+    assert len(compiled) == len(source) == 1 + 40 + 3
+    for i, (a, b) in enumerate(zip(compiled[1:], source[1:], strict=True)):
+        assert a == b, f"game {i} differs between the compiled engine and its source"
+
+
+def _touch(path: Path, mtime: float) -> None:
+    path.write_text("")
+    os.utime(path, (mtime, mtime))
+
+
+def test_a_compiled_module_older_than_its_source_is_stale(tmp_path: Path) -> None:
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    _touch(tmp_path / "fresh.py", 1_000)
+    _touch(tmp_path / f"fresh{suffix}", 2_000)
+    _touch(tmp_path / "edited.py", 3_000)
+    _touch(tmp_path / f"edited{suffix}", 2_000)
+    _touch(tmp_path / "plain.py", 1_000)
+    _touch(tmp_path / f"orphan{suffix}", 1_000)  # no source: not one of the engine's modules
+    assert set(compiled_core.compiled_modules(tmp_path)) == {"fresh", "edited"}
+    assert compiled_core.stale_modules(tmp_path) == ["edited"]
