@@ -19,9 +19,11 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 #: The modules compiled: the game and what its inner loops call (placing tiles, legal actions,
-#: union-find, end-now scoring). Expansions, persistence and the env stay interpreted.
+#: union-find, end-now scoring, the tower's capture areas). The expansion plug-ins stay interpreted
+#: (they subclass ``Expansion``, which users subclass too), and so do persistence and the env.
 COMPILED_MODULES = [
     "carcassonne_env/engine/actions.py",
+    "carcassonne_env/engine/capture_area.py",
     "carcassonne_env/engine/game.py",
     "carcassonne_env/engine/geometry.py",
     "carcassonne_env/engine/playout.py",
