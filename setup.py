@@ -69,7 +69,10 @@ def _extensions() -> list[Any]:
     # build's concern).
     options = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]
     try:
-        return list(mypycify([*options, *COMPILED_MODULES], opt_level="3"))
+        # group_name: mypyc's shared library of the group goes into the engine package
+        # (carcassonne_env/engine/compiled__mypyc.*.so), not to the top level as a module of its own
+        group = "carcassonne_env.engine.compiled"
+        return list(mypycify([*options, *COMPILED_MODULES], opt_level="3", group_name=group))
     except (Exception, SystemExit) as e:  # mypy exits on a type error
         _warn(f"mypyc could not compile the engine ({type(e).__name__}: {e})")
         return []
