@@ -35,19 +35,18 @@ PURE = os.environ.get("CARCASSONNE_PURE_PYTHON", "") not in ("", "0")
 
 
 class OptionalBuildExt(build_ext):
-    """``build_ext`` that falls back to the pure-Python engine when the C build fails."""
+    """``build_ext`` that falls back to the pure-Python engine when the C build fails: all or
+    nothing, since a compiled module without mypyc's shared library of the group cannot be imported,
+    so whatever it had written is removed."""
 
     def run(self) -> None:
         try:
             super().run()
         except Exception as e:  # any compiler or platform failure: the pure engine works
+            for output in self.get_outputs():
+                if os.path.exists(output):
+                    os.remove(output)
             _warn(f"the C build failed ({type(e).__name__}: {e})")
-
-    def build_extension(self, ext: Any) -> None:
-        try:
-            super().build_extension(ext)
-        except Exception as e:
-            _warn(f"building {ext.name} failed ({type(e).__name__}: {e})")
 
 
 def _warn(reason: str) -> None:
