@@ -50,7 +50,8 @@ _MONASTERY = SegmentKind.MONASTERY
 _FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery")
 
 #: Cached PLACE actions per packed position (one per rotation): legal lists reuse these objects.
-_PLACE_CACHE: dict[int, tuple[Action, Action, Action, Action]] = {}
+#: (A variable-length tuple type: compiled, a fixed-length one is unboxed on every read.)
+_PLACE_CACHE: dict[int, tuple[Action, ...]] = {}
 #: Cached DEPLOY actions per packed position, one per segment slot.
 _DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
 
@@ -75,10 +76,9 @@ _BOARD_GROUP: tuple[str, ...] = (
 _EDGE_SLOTS: dict[int, tuple[int, ...]] = {}
 
 
-def _place_actions_at(p: int) -> tuple[Action, Action, Action, Action]:
+def _place_actions_at(p: int) -> tuple[Action, ...]:
     x, y = unpack(p)
-    acts = (Action(ActionKind.PLACE, x, y, 0), Action(ActionKind.PLACE, x, y, 1),
-            Action(ActionKind.PLACE, x, y, 2), Action(ActionKind.PLACE, x, y, 3))
+    acts = tuple(Action(ActionKind.PLACE, x, y, r) for r in range(4))
     _PLACE_CACHE[p] = acts
     return acts
 
@@ -826,7 +826,14 @@ class Game:
         """
         fits = tile.fits
         cache = _PLACE_CACHE
-        return [cache[q][r] for q, req in self._frontier.items() for r in fits[req]]
+        out: list[Action] = []
+        for q, req in self._frontier.items():
+            rotations = fits[req]
+            if rotations:
+                acts = cache[q]
+                for r in rotations:
+                    out.append(acts[r])
+        return out
 
     def _action_options(self) -> list[Action]:
         out: list[Action] = []
