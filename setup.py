@@ -1,7 +1,7 @@
 """The optional compiled engine core: the engine's hot modules built with mypyc on install.
 
 Everything else about the package is in ``pyproject.toml``. ``pip install .`` (or ``-e .``) compiles
-:data:`COMPILED_MODULES` to C extensions with mypyc (a build dependency, pinned there) when a C
+:data:`ENGINE_MODULES` and :data:`AGENT_MODULES` to C extensions with mypyc (a build dependency, pinned there) when a C
 compiler is available; the compiled modules are the same Python source, so they play exactly the
 same games, 1.4–1.8× faster (README, "Search speed"). Where the build cannot compile (no compiler,
 no Python headers) the install goes on with the pure-Python engine and says so; so does
@@ -12,16 +12,17 @@ compiled core step aside (:mod:`carcassonne_env.engine`).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from typing import Any
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-#: The modules compiled: the game and what its inner loops call (placing tiles, legal actions,
+#: The engine modules compiled: the game and what its inner loops call (placing tiles, legal actions,
 #: union-find, end-now scoring, the tower's capture areas). The expansion plug-ins stay interpreted
 #: (they subclass ``Expansion``, which users subclass too), and so do persistence and the env.
-COMPILED_MODULES = [
+ENGINE_MODULES = [
     "carcassonne_env/engine/actions.py",
     "carcassonne_env/engine/capture_area.py",
     "carcassonne_env/engine/game.py",
@@ -30,6 +31,13 @@ COMPILED_MODULES = [
     "carcassonne_env/engine/scoring.py",
     "carcassonne_env/engine/tiles.py",
 ]
+#: The search agents' loops (greedy's turn search, MCTS's tree, the end-now value), compiled against
+#: the engine's compiled classes. Their agents stay open to subclasses written in Python.
+AGENT_MODULES = ["agents/evaluation.py", "agents/greedy.py", "agents/mcts.py"]
+#: Each group's modules share one mypyc library inside their package (``compiled__mypyc.*.so``).
+#: Where mypyc writes the C sources it generates.
+C_SOURCES = "build/mypyc"
+GROUPS = [(ENGINE_MODULES, "carcassonne_env.engine.compiled"), (AGENT_MODULES, "agents.compiled")]
 
 PURE = os.environ.get("CARCASSONNE_PURE_PYTHON", "") not in ("", "0")
 
@@ -68,10 +76,11 @@ def _extensions() -> list[Any]:
     # build's concern).
     options = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]
     try:
-        # group_name: mypyc's shared library of the group goes into the engine package
-        # (carcassonne_env/engine/compiled__mypyc.*.so), not to the top level as a module of its own
-        group = "carcassonne_env.engine.compiled"
-        return list(mypycify([*options, *COMPILED_MODULES], opt_level="3", group_name=group))
+        modules = [path for paths, _ in GROUPS for path in paths]
+        # mypyc's C sources are written afresh: headers left by an earlier build with other groups
+        # break the C build (it then falls back to the source, quietly under pip -q)
+        shutil.rmtree(C_SOURCES, ignore_errors=True)
+        return list(mypycify([*options, *modules], opt_level="3", separate=GROUPS, target_dir=C_SOURCES))
     except (Exception, SystemExit) as e:  # mypy exits on a type error
         _warn(f"mypyc could not compile the engine ({type(e).__name__}: {e})")
         return []

@@ -9,6 +9,9 @@ into an engine agent; :class:`RandomAgent` plays at both levels.
 Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents register here.
 """
 
+from .compiled_search import COMPILED  # first: it decides whether the compiled search modules may load
+
+# isort: split
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
 from .afterstate import AfterstateAgent, load_value_net
@@ -88,6 +91,7 @@ register_agent("ppo", _ppo)
 register_agent("rllib", _rllib)
 
 __all__ = [
+    "COMPILED",
     "AfterstateAgent",
     "AgentSpecError",
     "EngineAgent",

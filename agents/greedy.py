@@ -41,7 +41,11 @@ end-now one.
 
 from __future__ import annotations
 
+from operator import index
+from typing import SupportsIndex
+
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, Phase
 from carcassonne_env.engine.geometry import pack
@@ -60,14 +64,16 @@ _WHITE = FloorColour.WHITE
 _TOWER_TOP = ActionKind.TOWER_TOP
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class GreedyAgent:
     """Engine-level agent: ``choose_action(game)`` returns the first action of a best line of the turn.
 
     ``seed`` seeds the tie-break and the determinization; the same seed and the same sequence of
-    games give the same actions. ``game`` is never modified.
+    games give the same actions. ``game`` is never modified. ``fast`` is a bool (or 0/1), checked
+    here (typed ``SupportsIndex``: compiled, a ``bool`` parameter would refuse 0/1 with a bare TypeError).
     """
 
-    def __init__(self, seed: int = 0, fast: bool = False, value: PositionValue = END_NOW) -> None:
+    def __init__(self, seed: SupportsIndex = 0, fast: SupportsIndex = False, value: PositionValue = END_NOW) -> None:
         if fast not in (True, False):  # also refuses strings such as "0", which bool() would take as True
             raise ValueError(f"GreedyAgent: fast must be a bool (or 0/1), got {fast!r}")
         if not callable(getattr(value, "margin", None)):
@@ -77,7 +83,7 @@ class GreedyAgent:
         #: The value is the end-now margin: a DEPLOY, which ends the turn, is valued by
         #: ``Game.scores_if_ended_after`` without a copy (the same scores as playing it out).
         self._end_now = isinstance(value, EndNowValue)
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(index(seed))
 
     def choose_action(self, game: Game) -> Action:
         if game.is_over:

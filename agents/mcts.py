@@ -52,8 +52,11 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from operator import index
+from typing import SupportsFloat, SupportsIndex
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from carcassonne_env.engine import Action, ActionKind, Game, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
@@ -97,6 +100,7 @@ class _Node:
         self.visits = 0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class MCTSAgent:
     """Engine-level agent searching ``sims`` simulations (or ``seconds`` of search) per decision.
 
@@ -110,20 +114,24 @@ class MCTSAgent:
     it off), ``prior_visits`` (virtual visits of the greedy prior; 0: ranking only), ``guide`` (the
     guided search of the module docstring), ``evaluator`` (a custom leaf value, replacing the
     end-now margin). ``game`` is never modified.
+
+    The options are annotated with the protocols they are read through (``SupportsIndex``,
+    ``SupportsFloat``) and checked here, so a wrong one gets a ValueError naming it: compiled
+    (``setup.py``), a parameter typed ``int`` or ``bool`` would be refused by a bare TypeError first.
     """
 
     def __init__(
         self,
-        seed: int = 0,
-        sims: int | None = 400,
-        seconds: float | None = None,
+        seed: SupportsIndex = 0,
+        sims: SupportsIndex | None = 400,
+        seconds: SupportsFloat | None = None,
         *,
-        exploration: float = 0.5,
-        rollout_turns: int = 2,
-        scale: float = 10.0,
-        widening: float = 2.0,
-        prior_visits: int = 5,
-        guide: bool = False,
+        exploration: SupportsFloat = 0.5,
+        rollout_turns: SupportsIndex = 2,
+        scale: SupportsFloat = 10.0,
+        widening: SupportsFloat = 2.0,
+        prior_visits: SupportsIndex = 5,
+        guide: SupportsIndex = False,
         value: PositionValue = END_NOW,
         evaluator: Evaluator | None = None,
     ) -> None:
@@ -142,17 +150,17 @@ class MCTSAgent:
             raise ValueError(f"MCTSAgent: prior_visits must be an int >= 0, got {prior_visits!r}")
         if guide not in (True, False):
             raise ValueError(f"MCTSAgent: guide must be a bool (or 0/1), got {guide!r}")
-        self.sims = sims
-        self.seconds = seconds
+        self.sims = None if sims is None else index(sims)
+        self.seconds = None if seconds is None else float(seconds)
         self.exploration = float(exploration)
-        self.rollout_turns = rollout_turns
+        self.rollout_turns = index(rollout_turns)
         self.scale = float(scale)
         self.widening = float(widening)
-        self.prior_visits = prior_visits
+        self.prior_visits = index(prior_visits)
         self.guide = bool(guide)
         self.evaluator = evaluator
         self.value = value
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(index(seed))
         self._random = random.Random(int(self._rng.integers(2**63)))
         #: Values the root actions (its generator is never used: ``action_values`` draws nothing).
         self._greedy = GreedyAgent(seed=seed, value=value)

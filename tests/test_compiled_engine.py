@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+import agents
+import agents.greedy as greedy_module
 import carcassonne_env.engine as engine
 from carcassonne_env.engine import compiled_core
 from carcassonne_env.engine import game as game_module
@@ -31,10 +33,11 @@ PLAY = r"""
 import json, random, sys
 from carcassonne_env.engine import COMPILED, Game, GameConfig
 from carcassonne_env.engine.playout import random_playout
+import agents
 from agents.spec import make_agent
 
 COMBINATIONS = [(), ("tower",), ("tower", "black_tower"), ("watchtowers",), ("tower", "black_tower", "watchtowers")]
-print(json.dumps({"compiled": COMPILED}))
+print(json.dumps({"compiled": COMPILED, "agents": agents.COMPILED}))
 
 def report(game):
     log = [list(e) for e in game.score_log]
@@ -65,9 +68,10 @@ def _play(env: dict[str, str] | None) -> list[dict[str, object]]:
 
 
 def test_compiled_reports_the_modules_that_run() -> None:
-    suffix = Path(game_module.__file__ or "").suffix
-    runs_compiled = suffix != ".py"
-    assert runs_compiled == engine.COMPILED, f"COMPILED is {engine.COMPILED} but game runs from {suffix}"
+    for package, module in ((engine, game_module), (agents, greedy_module)):
+        suffix = Path(module.__file__ or "").suffix
+        runs_compiled = suffix != ".py"
+        assert runs_compiled == package.COMPILED, f"{package.__name__}.COMPILED, {module.__name__} from {suffix}"
 
 
 def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one() -> None:
@@ -77,21 +81,26 @@ def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one()
     built = bool(compiled_core.compiled_modules()) and not compiled_core.stale_modules()
     wanted = os.environ.get(compiled_core.PURE_PYTHON_VARIABLE, "") in ("", "0")
     assert (built and wanted) == engine.COMPILED
+    search = Path(greedy_module.__file__ or "").parent
+    search_built = bool(compiled_core.compiled_modules(search)) and not compiled_core.stale_modules(search)
+    assert (search_built and wanted and engine.COMPILED) == agents.COMPILED
     if os.environ.get("CARCASSONNE_REQUIRE_COMPILED", "") not in ("", "0"):
         assert engine.COMPILED, f"the compiled engine does not run: {game_module.__file__}"
+        assert agents.COMPILED, f"the compiled search agents do not run: {greedy_module.__file__}"
 
 
 def test_pure_python_variable_runs_the_source() -> None:
-    code = ("import carcassonne_env.engine as e, carcassonne_env.engine.game as g; "
-            "print(e.COMPILED, g.__file__.endswith('.py'))")
+    code = ("import carcassonne_env.engine as e, carcassonne_env.engine.game as g, agents as a, agents.mcts as m; "
+            "print(e.COMPILED, g.__file__.endswith('.py'), a.COMPILED, m.__file__.endswith('.py'))")
     out = subprocess.run([sys.executable, "-c", code], env=PURE, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "True", "False", "True"]
 
 
 @pytest.mark.skipif(not engine.COMPILED, reason="the compiled engine is not built here: nothing to compare")
 def test_compiled_and_source_play_the_same_games() -> None:
     compiled, source = _play(None), _play(PURE)
-    assert compiled[0] == {"compiled": True} and source[0] == {"compiled": False}
+    assert compiled[0] == {"compiled": True, "agents": agents.COMPILED}
+    assert source[0] == {"compiled": False, "agents": False}
     assert len(compiled) == len(source) == 1 + 40 + 3
     for i, (a, b) in enumerate(zip(compiled[1:], source[1:], strict=True)):
         assert a == b, f"game {i} differs between the compiled engine and its source"
@@ -112,3 +121,32 @@ def test_a_compiled_module_older_than_its_source_is_stale(tmp_path: Path) -> Non
     _touch(tmp_path / f"orphan{suffix}", 1_000)  # no source: not one of the engine's modules
     assert set(compiled_core.compiled_modules(tmp_path)) == {"fresh", "edited"}
     assert compiled_core.stale_modules(tmp_path) == ["edited"]
+
+
+def test_a_package_compiled_against_the_engine_runs_its_source_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``choose_compiled(package, requires=False)`` (the search agents when the engine runs its
+    source) hands the package a source-only finder: its module loads from the ``.py`` file though a
+    fresh extension lies beside it; with ``requires`` the extension is kept."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in ("needs_engine", "with_engine"):
+        package = tmp_path / name
+        package.mkdir()
+        _touch(package / "__init__.py", 1_000)
+        (package / "search.py").write_text("WHERE = 'source'\n")
+        os.utime(package / "search.py", (1_000, 1_000))
+        _touch(package / f"search{suffix}", 2_000)  # not a real extension: importing it would fail
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(compiled_core.PURE_PYTHON_VARIABLE, raising=False)
+    try:
+        __import__("needs_engine")
+        __import__("with_engine")
+        assert compiled_core.choose_compiled("needs_engine", requires=False) is False
+        assert __import__("needs_engine.search").search.WHERE == "source"
+        assert compiled_core.choose_compiled("with_engine", requires=True) is True
+    finally:
+        for name in ("needs_engine", "needs_engine.search", "with_engine"):
+            sys.modules.pop(name, None)
+        for name in ("needs_engine", "with_engine"):
+            sys.path_importer_cache.pop(str(tmp_path / name), None)
