@@ -15,7 +15,7 @@ times greedy on another position value (``linear``).
 mid-game, and guided, ``guide=1``), all expansions and the base game, 2 players, and the engine's
 random games/s (base game, 2 players). Run it on the old and the new code in one session, on the
 same machine, to compare (``--repeat`` takes the best of several runs of each figure); its first line
-says which engine ran: the compiled core or, with ``CARCASSONNE_PURE_PYTHON=1``, the Python source.
+says which engine and search agents ran: compiled or, with ``CARCASSONNE_PURE_PYTHON=1``, the Python source.
 
 ``--clock cpu`` times with this process's CPU time instead of the wall clock: on a shared,
 loaded machine it shows what a quiet machine would (the two agree when nothing else runs).
@@ -38,6 +38,7 @@ import numpy as np
 from carcassonne_env.engine import COMPILED, Game, GameConfig, Phase
 from carcassonne_env.engine.playout import random_playout
 
+from .compiled_search import COMPILED as SEARCH_COMPILED
 from .mcts import MCTSAgent
 from .spec import AgentSpecError, make_agent
 
@@ -136,7 +137,8 @@ def speed_table(args: argparse.Namespace) -> list[tuple[str, str, float]]:
 
 def run(args: argparse.Namespace) -> None:
     if args.which == "speed":
-        print(f"engine: {'compiled (mypyc)' if COMPILED else 'Python source'}")
+        print(f"engine: {'compiled (mypyc)' if COMPILED else 'Python source'}, "
+              f"search agents: {'compiled' if SEARCH_COMPILED else 'Python source'}")
         for figure, label, rate in speed_table(args):
             print(f"{figure:42} {label:15} {rate:10.1f}")
         return

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Search speed of three versions of the code in alternating rounds, CPU time (README, "Search speed"):
 # BEFORE (a git revision, default 637148c: the code before issue 20, timed through a copy of today's
-# agents/bench.py), this checkout's Python source (CARCASSONNE_PURE_PYTHON=1) and its compiled core.
+# agents/bench.py), this checkout's Python source (CARCASSONNE_PURE_PYTHON=1) and its compiled core (engine and search agents).
 # ROUNDS=N (default 3). Run from the repository root with .venv set up (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +12,9 @@ args=(--clock cpu --games 2 --positions 3 --sims 300 --guided-sims 20 --engine-g
 tree=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$tree"' EXIT
 git worktree add -q --detach "$tree" "$before"
-# today's benchmark, told that the old engine has no compiled core
-sed 's/^from carcassonne_env.engine import COMPILED, /COMPILED = False\nfrom carcassonne_env.engine import /' \
+# today's benchmark, told that the old engine and agents have no compiled core
+sed -e 's/^from carcassonne_env.engine import COMPILED, /COMPILED = False\nfrom carcassonne_env.engine import /' \
+  -e 's/^from .compiled_search import COMPILED as SEARCH_COMPILED$/SEARCH_COMPILED = False/' \
   agents/bench.py > "$tree/agents/bench_speed.py"
 # shellcheck disable=SC1091
 . .venv/bin/activate
