@@ -1,12 +1,13 @@
-"""The optional compiled engine core: the engine's hot modules built with mypyc on install.
+"""The optional compiled core: the engine's hot modules and the search agents' loops built with
+mypyc on install.
 
 Everything else about the package is in ``pyproject.toml``. ``pip install .`` (or ``-e .``) compiles
-:data:`ENGINE_MODULES` and :data:`AGENT_MODULES` to C extensions with mypyc (a build dependency, pinned there) when a C
-compiler is available; the compiled modules are the same Python source, so they play exactly the
-same games, 1.4–1.8× faster (README, "Search speed"). Where the build cannot compile (no compiler,
-no Python headers) the install goes on with the pure-Python engine and says so; so does
-``CARCASSONNE_PURE_PYTHON=1`` at install time. At run time the same variable makes an installed
-compiled core step aside (:mod:`carcassonne_env.engine`).
+:data:`ENGINE_MODULES` and :data:`AGENT_MODULES` to C extensions with mypyc (a build dependency,
+pinned there) when a C compiler is available; the compiled modules are the same Python source, so
+they play exactly the same games, 1.8–2.6× faster (README, "Search speed"). Where the build cannot
+compile (no compiler, no Python headers) the install goes on with the pure-Python source and says
+so; so does ``CARCASSONNE_PURE_PYTHON=1`` at install time. At run time the same variable makes an
+installed compiled core step aside (:mod:`carcassonne_env.engine.compiled_core`, :mod:`agents.compiled_search`).
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ ENGINE_MODULES = [
 #: The search agents' loops (greedy's turn search, MCTS's tree, the end-now value), compiled against
 #: the engine's compiled classes. Their agents stay open to subclasses written in Python.
 AGENT_MODULES = ["agents/evaluation.py", "agents/greedy.py", "agents/mcts.py"]
-#: Each group's modules share one mypyc library inside their package (``compiled__mypyc.*.so``).
 #: Where mypyc writes the C sources it generates.
 C_SOURCES = "build/mypyc"
+#: Each group's modules share one mypyc library inside their package (``compiled__mypyc.*.so``).
 GROUPS = [(ENGINE_MODULES, "carcassonne_env.engine.compiled"), (AGENT_MODULES, "agents.compiled")]
 
 PURE = os.environ.get("CARCASSONNE_PURE_PYTHON", "") not in ("", "0")

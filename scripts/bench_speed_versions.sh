@@ -2,7 +2,7 @@
 # Search speed of three versions of the code in alternating rounds, CPU time (README, "Search speed"):
 # BEFORE (a git revision, default 637148c: the code before issue 20, timed through a copy of today's
 # agents/bench.py), this checkout's Python source (CARCASSONNE_PURE_PYTHON=1) and its compiled core (engine and search agents).
-# ROUNDS=N (default 3). Run from the repository root with .venv set up (scripts/setup.sh).
+# ROUNDS=N (default 3); the summary at the end comes from agents/bench_versions.py. Run from the repository root with .venv set up (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +18,7 @@ sed -e 's/^from carcassonne_env.engine import COMPILED, /COMPILED = False\nfrom 
   agents/bench.py > "$tree/agents/bench_speed.py"
 # shellcheck disable=SC1091
 . .venv/bin/activate
+log=$(mktemp)
 for round in $(seq "$rounds"); do
   echo "== round $round: $before"
   (cd "$tree" && PYTHONPATH="$tree" python -m agents.bench_speed speed "${args[@]}")
@@ -25,4 +26,6 @@ for round in $(seq "$rounds"); do
   CARCASSONNE_PURE_PYTHON=1 python -m agents.bench speed "${args[@]}"
   echo "== round $round: this checkout, compiled core"
   python -m agents.bench speed "${args[@]}"
-done
+done | tee "$log"
+echo "== medians over $rounds rounds; the ratio: median (range) of the per-round ratios"
+python -m agents.bench_versions "$log"
