@@ -32,9 +32,10 @@ ENGINE_MODULES = [
     "carcassonne_env/engine/scoring.py",
     "carcassonne_env/engine/tiles.py",
 ]
-#: The search agents' loops (greedy's turn search, MCTS's tree, the end-now value), compiled against
-#: the engine's compiled classes. Their agents stay open to subclasses written in Python.
-AGENT_MODULES = ["agents/evaluation.py", "agents/greedy.py", "agents/mcts.py"]
+#: The search agents' loops (greedy's turn search, MCTS's tree, the end-now value, the linear value's
+#: features at every leaf), compiled against the engine's compiled classes. Their agents stay open to
+#: subclasses written in Python.
+AGENT_MODULES = ["agents/evaluation.py", "agents/greedy.py", "agents/mcts.py", "agents/value.py"]
 #: Where mypyc writes the C sources it generates.
 C_SOURCES = "build/mypyc"
 #: Each group's modules share one mypyc library inside their package (``compiled__mypyc.*.so``).

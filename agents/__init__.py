@@ -24,11 +24,14 @@ from .value import LinearValue
 
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
-    final margin shipped in ``agents/pretrained/value_linear.json``), the path of a weights file
+    final margin shipped in ``agents/pretrained/value_linear.json``), ``afterstate`` (the value network
+    of ``afterstate:pretrained``, shipped in ``agents/pretrained/``), the path of a weights file
     written by ``carcassonne train value`` or of a value network (``.npz``) written by
     ``carcassonne train afterstate``."""
     if name == "end_now":
         return END_NOW
+    if name == "afterstate":
+        return load_value_net("pretrained")
     if name.endswith(".npz"):
         return load_value_net(name)
     return LinearValue.load() if name == "linear" else LinearValue.load(name)

@@ -1,5 +1,5 @@
-"""Whether the search agents' compiled modules run: ``agents/greedy.py``, ``agents/mcts.py`` and
-``agents/evaluation.py``, built with the engine core by ``setup.py`` (mypyc).
+"""Whether the search agents' compiled modules run: ``agents/greedy.py``, ``agents/mcts.py``,
+``agents/evaluation.py`` and ``agents/value.py``, built with the engine core by ``setup.py`` (mypyc).
 
 Imported by the package before any of those modules, it makes the engine's choice
 (:func:`carcassonne_env.engine.compiled_core.choose_compiled`) for this package: the compiled

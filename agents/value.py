@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +49,10 @@ FEATURES: tuple[str, ...] = (
 
 _CITY, _ROAD, _FIELD, _MONASTERY = SegmentKind.CITY, SegmentKind.ROAD, SegmentKind.FIELD, SegmentKind.MONASTERY
 
-#: The weights shipped with the package (fitted by ``carcassonne train value``).
-DEFAULT_WEIGHTS = Path(__file__).with_name("pretrained") / "value_linear.json"
+#: The weights shipped with the package (fitted by ``carcassonne train value``). Found through the
+#: package, not ``__file__``: this module is compiled on install, and an extension module's
+#: ``__file__`` is not its source file's path.
+DEFAULT_WEIGHTS = Path(str(resources.files("agents").joinpath("pretrained").joinpath("value_linear.json")))
 
 
 def _next_turn(game: Game) -> tuple[int, float]:

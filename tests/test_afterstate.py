@@ -194,6 +194,23 @@ def test_save_load_and_the_spec(tmp_path: Path) -> None:
         ValueNet.load(tmp_path / "junk.npz")
 
 
+def test_value_afterstate_names_the_network_of_afterstate_pretrained() -> None:
+    """``value=afterstate`` in a search agent's spec is the shipped network, the very object
+    ``afterstate:pretrained`` plays with (loaded once per file version)."""
+    from agents import MCTSAgent, position_value
+    from agents.afterstate import PRETRAINED
+
+    shipped = make_agent("afterstate:pretrained", seed=0)
+    assert isinstance(shipped, AfterstateAgent)
+    assert position_value("afterstate") is shipped.net
+    mcts = make_agent("mcts:sims=5,guide=1,rollout_turns=0,value=afterstate", seed=0)
+    assert isinstance(mcts, MCTSAgent)
+    game = random_game(8, stop_after=40)
+    assert mcts.choose_action(game) in game.legal_actions()
+    assert make_agent("greedy:value=afterstate", seed=1).choose_action(game) == \
+        make_agent(f"greedy:value={PRETRAINED}", seed=1).choose_action(game)
+
+
 def test_the_agent_does_not_depend_on_the_unseen_pile() -> None:
     """R4: only the multiset of the pile is public; permuting the rest of the pile changes no move."""
     rng = np.random.default_rng(3)

@@ -12,7 +12,7 @@ before any other engine module, keeps that choice only when it is sound and want
 
 :data:`COMPILED` says which one runs. The choice covers one package: it hands the package's
 directory a finder that knows source files alone. The search agents' hot modules are compiled too
-(``agents/greedy.py``, ``agents/mcts.py``, ``agents/evaluation.py``): the ``agents`` package makes
+(``agents/greedy.py``, ``agents/mcts.py``, ``agents/evaluation.py``, ``agents/value.py``): the ``agents`` package makes
 the same choice with :func:`choose_compiled`, and runs its source whenever the engine runs its own.
 """
 
