@@ -3,7 +3,7 @@
 # check on the tile orders of the shipped agent's own check, so the spread over seeds can be read:
 #   distill      the distillation of ppo:distilled (rounds 0-5), checked against greedy
 #                (about 4.6 hours on 2 CPU cores a seed, 0.4 on one H200 with 7 CPU workers)
-#   afterstate   the afterstate trainer of afterstate:pretrained (two generations from plain greedy),
+#   afterstate   the afterstate trainer of afterstate:pretrained (seed 1; two generations from plain greedy),
 #                checked against greedy:value=linear (about 2 hours on 2 CPU cores a seed)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
@@ -31,8 +31,10 @@ for seed in "${seeds[@]}"; do
   [[ -f "$out/state.json" ]] && resume=(--resume)
   echo "== $recipe, seed $seed: $out ${resume[*]}"
   if [[ $recipe == distill ]]; then
+    # ppo:distilled's teacher: seed 0's afterstate network (afterstate:pretrained until 2026-11-26).
     carcassonne train distill full --out "$out" --seed "$seed" --rounds 6 --decisions 40000 --epochs 5 \
-      --eval-seeds 50 --select-by loss --no-progress "${resume[@]}" "$@"
+      --eval-seeds 50 --select-by loss --teacher afterstate:docs/results/afterstate_seed0_gen2.npz,fast=1 \
+      --no-progress "${resume[@]}" "$@"
     # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards).
     match=("ppo:$out/student.zip" greedy --first-seed 7100000)
   else
