@@ -21,6 +21,10 @@ Exact shortcuts, which give the same values as playing the action out:
   nothing (R35–R38, R66): the tower's ``capture_targets`` tells so before the floor is built, and
   such a floor is neither copied nor played; a FLOOR with targets opens T4 and is searched.
 
+A PLACE line is played in the search's own copy and undone (``Game.apply_place_undoable``) where the
+game allows it (no expansion with an ``on_tile_placed`` hook, such as the tower's): the same state
+as a clone with the placement applied, without copying the board per placement.
+
 The search works on ``game.determinize(rng)``: applying a turn's last action draws the next tile,
 and a determinized copy draws it from a reshuffled pile, so nothing about the true pile can reach
 the agent (end-now values do not depend on that tile; a learned value can, through a discarded
@@ -57,6 +61,7 @@ from .evaluation import END_NOW, EndNowValue, PositionValue, margin
 __all__ = ["GreedyAgent"]
 
 _DEPLOY = ActionKind.DEPLOY
+_PLACE = ActionKind.PLACE
 _FLOOR = ActionKind.FLOOR
 _PASS = ActionKind.PASS
 _NO_CAPTURE = ActionKind.NO_CAPTURE
@@ -112,6 +117,12 @@ class GreedyAgent:
             return stop.value()
         if self._end_now and (kind is _DEPLOY or kind is _TOWER_TOP):
             return margin(state.scores_if_ended_after(action), me)
+        if kind is _PLACE and state.place_undoable:  # T3 follows, same player: searched in place
+            undo = state.apply_place_undoable(action)
+            try:
+                return self._best_value(state, me, prune)
+            finally:
+                state.undo_place(undo)
         after = state.clone()
         after.apply(action)
         if after.is_over or after.current_player != me:

@@ -12,7 +12,7 @@ from .compiled_core import COMPILED  # first: it decides whether the compiled mo
 from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area
 from .config import ConfigError, GameConfig
-from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile
+from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile, PlaceUndo
 from .save_validation import SaveError
 from .scoring import ScoreEvent, ScoreReason
 from .tiles import CatalogueError, SegmentKind, Terrain, TileCatalogue, TileType, load_catalogue
@@ -35,6 +35,7 @@ __all__ = [
     "GameRecord",
     "IllegalActionError",
     "Phase",
+    "PlaceUndo",
     "PlacedTile",
     "SaveError",
     "ScoreEvent",

@@ -39,7 +39,8 @@ from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_valu
 from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
 
 __all__ = [
-    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlacedTile", "PositionError",
+    "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlaceUndo", "PlacedTile",
+    "PositionError",
 ]
 
 _CITY = SegmentKind.CITY
@@ -99,6 +100,21 @@ def _is_action_class(value: object) -> bool:
     take the fields of ``value`` as Action's (ints) from then on and refuse a float with its own
     TypeError, before :meth:`Action.coerce` can name what is wrong."""
     return type(value) is Action
+
+
+def _as_action(action: Action | Sequence[int]) -> Action:
+    """``action`` as an :class:`Action`: itself when it is one with plain fields (the fast path of
+    ``apply``), else :meth:`Action.coerce`, which names what is wrong."""
+    raw = cast("Sequence[object]", action)  # read as objects: a compiled engine does not unbox them
+    if (
+        not _is_action_class(raw)
+        or type(raw[0]) is not ActionKind
+        or type(raw[1]) is not int
+        or type(raw[2]) is not int
+        or type(raw[3]) is not int
+    ):
+        return Action.coerce(action)
+    return cast(Action, action)
 
 
 class PlacedTile(NamedTuple):
@@ -367,6 +383,8 @@ class Game:
         self._closed_nodes = 0
         self._closed_cities: tuple[int, ...] = ()
         self._cow = False
+        self._parent_log: list[int] | None = None
+        self._root_log: list[int] | None = None
         self._value_cache: dict[int, int] = {}
         self._final_memo: list[int] | None = None
         self._followers: dict[int, int] = {}
@@ -728,17 +746,9 @@ class Game:
 
         Nothing changes when an action is refused.
         """
-        raw = cast("Sequence[object]", action)  # read as objects: a compiled engine does not unbox them
-        if (
-            not _is_action_class(raw)
-            or type(raw[0]) is not ActionKind
-            or type(raw[1]) is not int
-            or type(raw[2]) is not int
-            or type(raw[3]) is not int
-        ):
-            action = Action.coerce(action)
-        else:
-            action = cast(Action, action)
+        if self._parent_log is not None:
+            raise RuntimeError("apply: a placement of apply_place_undoable is open; undo_place it first")
+        action = _as_action(action)
         self._final_memo = None
         phase = self._phase
         kind = action[0]
@@ -853,14 +863,31 @@ class Game:
 
     # ------------------------------------------------------------------ board and features
     def _find(self, n: int) -> int:
+        """The root of node ``n``, halving the path on the way (a write only where it shortens
+        it; logged while a placement is undoable, see :meth:`apply_place_undoable`)."""
         parent = self._parent
         while True:
             p = parent[n]
             if p == n:
                 return n
             gp = parent[p]
-            parent[n] = gp
+            if gp != p:
+                log = self._parent_log
+                if log is not None:
+                    log.append(n)
+                    log.append(p)
+                parent[n] = gp
             n = gp
+
+    def _log_merge(self, log: list[int], a: int, b: int) -> None:
+        """Before ``_put_tile`` merges root ``b`` into root ``a`` (or closes two edges of one
+        feature, ``a == b``) while a placement is undoable: ``a``'s totals into ``log`` and ``b``'s
+        parent into the parent log, for :meth:`undo_place`."""
+        log.extend((a, self._open[a], self._tiles[a], self._pennants[a], self._occupants[a], self._adj[a]))
+        parents = self._parent_log
+        assert parents is not None
+        parents.append(b)
+        parents.append(b)
 
     def _unshare(self) -> None:
         """Take private copies of the board group (see :meth:`clone`) before changing it."""
@@ -936,6 +963,7 @@ class Game:
         find = self._find
         types = self._tile_type
         rots = self._tile_rot
+        undo_log = self._root_log
         closed: list[int] = []
         for d in range(4):
             q = p + DELTAS[d]
@@ -958,6 +986,8 @@ class Game:
                 b = find(base + m)
                 if cache:
                     cache.pop(a, None)
+                if undo_log is not None:
+                    self._log_merge(undo_log, a, b)
                 if a != b:
                     parent[b] = a
                     open_[a] += open_[b]
@@ -974,6 +1004,8 @@ class Game:
                 if a != b:
                     if cache:
                         cache.pop(a, None)
+                    if undo_log is not None:
+                        self._log_merge(undo_log, a, b)
                     parent[b] = a
                     occupants[a] += occupants[b]
                     tiles[a] |= tiles[b]
@@ -985,6 +1017,8 @@ class Game:
                 if a != b:
                     if cache:
                         cache.pop(a, None)
+                    if undo_log is not None:
+                        self._log_merge(undo_log, a, b)
                     parent[b] = a
                     occupants[a] += occupants[b]
                     tiles[a] |= tiles[b]
@@ -1356,9 +1390,17 @@ class Game:
 
     def _final_part(self, done: set[int]) -> list[int]:
         """The end-game points (R27–R29) per player of the features with followers, but ``done``."""
-        out = [0] * self._config.players
+        n = self._config.players
+        out = [0] * n
         for _, c, value in self._followed_values(done):
-            award(out, c, value)
+            if n == 2:  # award's R24, unrolled for the common case
+                a, b = c
+                if a >= b:
+                    out[0] += value
+                if b >= a:
+                    out[1] += value
+            else:
+                award(out, c, value)
         return out
 
     def _award_into(
@@ -1377,6 +1419,104 @@ class Game:
             if k == best:
                 scores[p] += value
                 events.append(ScoreEvent(turn, p, value, reason, x, y, final))
+
+    # ------------------------------------------------------------------ search lines: a placement undone
+    @property
+    def place_undoable(self) -> bool:
+        """Whether :meth:`apply_place_undoable` can play this decision: a PLACE decision, no placement
+        open, and no expansion with an ``on_tile_placed`` hook (its state would need undoing too)."""
+        return self._phase is Phase.PLACE and not self._placed_hooks and self._parent_log is None
+
+    def apply_place_undoable(self, action: Action | Sequence[int]) -> PlaceUndo:
+        """``apply(action)`` for a PLACE action, made in this game and undone by :meth:`undo_place`:
+        a search line that values placements needs no copy of the board per placement (``clone``
+        then ``apply`` copies the board group, :data:`_BOARD_GROUP`).
+
+        While the placement is open the game may be read, valued, asked what-ifs
+        (``scores_if_ended_after``) and cloned, but not played on: ``apply`` refuses. ``undo_place``
+        puts back every attribute as it was, the order of the frontier (the order of the legal
+        PLACE actions) included. Invariant while open: every write to the union-find parents of
+        this game (merges and path compression) is in the parent log, and every root's totals
+        before a merge are in the root log; a clone takes its own parents, so that its path
+        compression stays out of them.
+        """
+        if not self.place_undoable:
+            raise ValueError(
+                "apply_place_undoable: needs a PLACE decision with no placement open, in a game whose "
+                f"expansions have no on_tile_placed hook (phase {self._phase.name}, expansions: "
+                f"{', '.join(self._config.expansions) or 'none'})"
+            )
+        action = _as_action(action)
+        if action.kind != ActionKind.PLACE:
+            raise IllegalActionError(f"{action}: the current decision is PLACE (T2)")
+        if self._cow:
+            self._unshare()
+        undo = PlaceUndo(self)
+        self._frontier = undo.frontier.copy()
+        self._value_cache = undo.value_cache.copy()
+        self._parent_log = undo.parent_log
+        self._root_log = undo.root_log
+        try:
+            self._apply_place(action)
+        except BaseException:  # refused before any change (R11): the game as it was
+            self._parent_log = self._root_log = None
+            self._frontier = undo.frontier
+            self._value_cache = undo.value_cache
+            raise
+        self._final_memo = None
+        self._legal = None
+        self._history.append(action)
+        return undo
+
+    def undo_place(self, undo: PlaceUndo) -> None:
+        """Undo the open placement of :meth:`apply_place_undoable` that returned ``undo``."""
+        if undo.parent_log is not self._parent_log:
+            raise ValueError("undo_place: not the placement open in this game")
+        self._parent_log = self._root_log = None
+        if self._cow:  # a clone taken while the placement was open shares the board group
+            self._unshare()
+        open_ = self._open
+        tiles = self._tiles
+        pennants = self._pennants
+        occupants = self._occupants
+        adj = self._adj
+        log = undo.root_log
+        i = len(log)
+        while i:  # newest first: a root merged into twice gets its oldest totals back
+            i -= 6
+            a = log[i]
+            open_[a] = log[i + 1]
+            tiles[a] = log[i + 2]
+            pennants[a] = log[i + 3]
+            occupants[a] = log[i + 4]
+            adj[a] = log[i + 5]
+        parent = self._parent
+        log = undo.parent_log
+        i = len(log)
+        while i:
+            i -= 2
+            parent[log[i]] = log[i + 1]
+        base = undo.nodes
+        for nodes in (parent, self._kind, self._node_tile, open_, tiles, pennants, occupants, adj):
+            del nodes[base:]
+        idx = undo.tiles
+        p = self._tile_pos[idx]
+        del self._board[p]
+        if self._tile_type[idx].monastery_slot >= 0:
+            del self._monasteries[p]
+        del self._tile_pos[idx:]
+        del self._tile_type[idx:]
+        del self._tile_rot[idx:]
+        del self._tile_base[idx:]
+        self._frontier = undo.frontier
+        self._value_cache = undo.value_cache
+        self._closed_nodes = undo.closed_nodes
+        self._closed_cities = undo.closed_cities
+        self._final_memo = undo.final_memo
+        self._completed = undo.completed
+        self._legal = undo.legal
+        self._phase = Phase.PLACE
+        del self._history[undo.history:]
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
@@ -1406,6 +1546,9 @@ class Game:
         g._ext = {k: v.copy() for k, v in self._ext.items()}
         log = self._score_log
         g._score_log = None if log is None else log.copy()
+        g._root_log = g._parent_log = None
+        if self._parent_log is not None:  # a placement is open: the copy's path compression must
+            g._parent = self._parent.copy()  # not write, unlogged, into the list undo_place restores
         return g
 
     def _share_from(self, other: Game) -> None:
@@ -1496,6 +1639,28 @@ class Game:
         from .text_board import render_board
 
         return render_board(self)
+
+
+class PlaceUndo:
+    """What :meth:`Game.apply_place_undoable` changes and :meth:`Game.undo_place` restores: the
+    sizes of the board and union-find before the placement, the logs of what the placement wrote
+    over, and the attributes it replaces (kept, not copied: the game works on copies meanwhile)."""
+
+    def __init__(self, game: Game) -> None:
+        self.tiles = len(game._tile_pos)
+        self.nodes = len(game._parent)
+        self.frontier = game._frontier
+        self.value_cache = game._value_cache
+        self.closed_nodes = game._closed_nodes
+        self.closed_cities = game._closed_cities
+        self.final_memo = game._final_memo
+        self.completed = game._completed
+        self.legal = game._legal
+        self.history = len(game._history)
+        #: (node, parent) per write to the union-find parents, oldest first.
+        self.parent_log: list[int] = []
+        #: (root, open, tiles, pennants, occupants, adj) per merge, oldest first.
+        self.root_log: list[int] = []
 
 
 @dataclass(frozen=True)
