@@ -23,6 +23,7 @@ STATE = (
     "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_occupants", "_adj", "_value_cache",
     "_closed_nodes", "_closed_cities", "_final_memo", "_completed", "_legal", "_phase", "_history",
     "_followers", "_supply", "_scores", "_current", "_turn", "_tile", "_drawn", "_remaining", "_cow",
+    "_discarded", "_decision_owner", "_ext", "_score_log",
 )
 
 
@@ -75,6 +76,9 @@ def test_a_game_with_excursions_plays_as_one_without(combination: str, players: 
     config = GameConfig(players=players, expansions=COMBINATIONS[combination])
     seed = 4100 + players
     game, twin = Game(config, seed=seed), Game(config, seed=seed)
+    if players == 3:  # the score log too must come back as it was
+        game.keep_score_log()
+        twin.keep_score_log()
     rng, moves = random.Random(seed), random.Random(seed + 1)
     places = 0
     while not game.is_over:
@@ -88,6 +92,7 @@ def test_a_game_with_excursions_plays_as_one_without(combination: str, players: 
         twin.apply(action)
         assert game.scores == twin.scores
     assert game.to_dict() == twin.to_dict()
+    assert game.score_log == twin.score_log
     assert places > 30
 
 

@@ -1439,6 +1439,11 @@ class Game:
         this game (merges and path compression) is in the parent log, and every root's totals
         before a merge are in the root log; a clone takes its own parents, so that its path
         compression stays out of them.
+
+        Expansion states are not logged: a game qualifies only when no expansion hooks the
+        placement, and the hooks that may run while it is open (``add_action_options``,
+        ``before_scoring``, ``board_figures``) must not change their state, as those of this
+        package do not. Likewise a value read while it is open must not change the game.
         """
         if not self.place_undoable:
             raise ValueError(
@@ -1458,7 +1463,7 @@ class Game:
         self._root_log = undo.root_log
         try:
             self._apply_place(action)
-        except BaseException:  # refused before any change (R11): the game as it was
+        except IllegalActionError:  # refused before any change (R11): the game as it was
             self._parent_log = self._root_log = None
             self._frontier = undo.frontier
             self._value_cache = undo.value_cache
