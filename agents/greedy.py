@@ -46,7 +46,7 @@ end-now one.
 from __future__ import annotations
 
 from operator import index
-from typing import SupportsIndex
+from typing import Final, SupportsIndex
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -60,13 +60,14 @@ from .evaluation import END_NOW, EndNowValue, PositionValue, margin
 
 __all__ = ["GreedyAgent"]
 
-_DEPLOY = ActionKind.DEPLOY
-_PLACE = ActionKind.PLACE
-_FLOOR = ActionKind.FLOOR
-_PASS = ActionKind.PASS
-_NO_CAPTURE = ActionKind.NO_CAPTURE
-_WHITE = FloorColour.WHITE
-_TOWER_TOP = ActionKind.TOWER_TOP
+# Final: the compiled module reads these as constants, not from the module's dict at every use.
+_DEPLOY: Final = ActionKind.DEPLOY
+_PLACE: Final = ActionKind.PLACE
+_FLOOR: Final = ActionKind.FLOOR
+_PASS: Final = ActionKind.PASS
+_NO_CAPTURE: Final = ActionKind.NO_CAPTURE
+_WHITE: Final = FloorColour.WHITE
+_TOWER_TOP: Final = ActionKind.TOWER_TOP
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python

@@ -53,7 +53,7 @@ import random
 import time
 from collections.abc import Sequence
 from operator import index
-from typing import SupportsFloat, SupportsIndex
+from typing import Final, SupportsFloat, SupportsIndex
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -67,9 +67,10 @@ from .information import public_state
 
 __all__ = ["MCTSAgent"]
 
-_PLACE = Phase.PLACE
-_ACTION = Phase.ACTION
-_CAPTURE = Phase.CAPTURE
+# Final: the compiled module reads these as constants, not from the module's dict at every use.
+_PLACE: Final = Phase.PLACE
+_ACTION: Final = Phase.ACTION
+_CAPTURE: Final = Phase.CAPTURE
 
 
 class _Edge:

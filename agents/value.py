@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from .evaluation import margins
 __all__ = ["DEFAULT_WEIGHTS", "FEATURES", "LinearValue", "design_row", "feature_rows", "player_features"]
 
 #: The per-player features f(p), in the order of the weight vector's two halves (t and t²).
-FEATURES: tuple[str, ...] = (
+FEATURES: Final[tuple[str, ...]] = (
     "bias",             # 1: the points every player still scores on average
     "places_next",      # 1 for the player who places the next tile (see player_features)
     "open_city",        # end-now points of p's unfinished cities
@@ -47,7 +48,11 @@ FEATURES: tuple[str, ...] = (
     "prisoners_lost",   # p's followers held by other players
 )
 
-_CITY, _ROAD, _FIELD, _MONASTERY = SegmentKind.CITY, SegmentKind.ROAD, SegmentKind.FIELD, SegmentKind.MONASTERY
+# Final: the compiled module reads these as constants, not from the module's dict at every use.
+_CITY: Final = SegmentKind.CITY
+_ROAD: Final = SegmentKind.ROAD
+_FIELD: Final = SegmentKind.FIELD
+_MONASTERY: Final = SegmentKind.MONASTERY
 
 #: The weights shipped with the package (fitted by ``carcassonne train value``). Found through the
 #: package, not ``__file__``: this module is compiled on install, and an extension module's
@@ -91,13 +96,19 @@ def feature_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     end_now = [float(s) for s in scores]
     if "tower" in game.expansion_states:
         tower = game.expansion_state("tower")
-        floors = tower.floors  # floors[3p + colour], prisoners[captor * n + owner] (TowerState)
-        prisoners = tower.prisoners
+        # floors[3p + colour], prisoners[captor * n + owner] (TowerState); typed: compiled int reads
+        floors: list[int] = tower.floors
+        prisoners: list[int] = tower.prisoners
         for p in range(n):
             row = f[p]
             row[8] = float(floors[3 * p] + floors[3 * p + 1] + floors[3 * p + 2])
-            row[9] = float(sum(prisoners[p * n + o] for o in range(n) if o != p))
-            row[10] = float(sum(prisoners[c * n + p] for c in range(n) if c != p))
+            held = lost = 0
+            for o in range(n):
+                if o != p:
+                    held += prisoners[p * n + o]
+                    lost += prisoners[o * n + p]
+            row[9] = float(held)
+            row[10] = float(lost)
     return f, end_now, t
 
 
@@ -166,7 +177,18 @@ class LinearValue:
                 self._effective.clear()
             tt = t * t
             effective = self._effective[t] = [a * t + b * tt for a, b in self._pairs]
-        return [e + sum(x * c for x, c in zip(row, effective, strict=True)) for row, e in zip(f, end_now, strict=True)]
+        out: list[float] = []
+        k = len(effective)
+        for row, e in zip(f, end_now, strict=True):
+            assert len(row) == k
+            # Left to right in feature order, no compensation: the floats the compiled sum() gave
+            # before this loop (and Python 3.11's; from 3.12 an interpreted sum() compensates), as
+            # plain float arithmetic when compiled.
+            total = 0.0
+            for i in range(k):
+                total += row[i] * effective[i]
+            out.append(e + total)
+        return out
 
     def margins(self, game: Game) -> list[float]:
         """Each player's expected final score minus the best other player's."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .actions import FloorColour
 from .geometry import DELTAS, STRIDE, pack, unpack
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CaptureRules", "capture_area", "capture_area_packed"]
 
-_DIAGONALS = (STRIDE + 1, STRIDE - 1, -STRIDE - 1, -STRIDE + 1)
+_DIAGONALS: Final = (STRIDE + 1, STRIDE - 1, -STRIDE - 1, -STRIDE + 1)
 
 
 @dataclass(frozen=True)

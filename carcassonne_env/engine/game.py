@@ -9,8 +9,10 @@ access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copi
 * the board: ``_board`` maps a packed position (see :mod:`.geometry`) to the placement index of
   its tile; per placement index ``_tile_pos``, ``_tile_type``, ``_tile_rot``, ``_tile_base`` (the
   union-find node of the tile's segment 0: segment ``s`` is node ``base + s``);
-* the frontier: ``_frontier`` maps each empty position next to a tile to the terrains its edges
-  must show, packed two bits per edge like ``TileType.edge_code``;
+* the frontier: ``_frontier`` maps each empty position next to a tile to its requirement, the
+  terrains its edges must show, packed two bits per edge like ``TileType.edge_code`` (the low
+  :data:`_REQ_BITS` bits), and above them the position's slot in :data:`_PLACE_ACTIONS` (its PLACE
+  action per rotation), so that listing the legal placements looks nothing up by position;
 * features: one union-find node per placed segment (R6). The root of a feature keeps its totals:
   ``_open`` (open edges, R8), ``_tiles`` (a bitmask of placement indices, so ``bit_count`` is the
   size of R7), ``_pennants``, ``_occupants`` (followers on it) and, for fields, ``_adj`` (a
@@ -22,10 +24,11 @@ access, where lists beat numpy arrays by an order of magnitude; ``clone()`` copi
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NamedTuple, NoReturn, SupportsIndex, cast
+from typing import Any, Final, NamedTuple, NoReturn, SupportsIndex, cast
 
 import numpy as np
 
@@ -43,18 +46,25 @@ __all__ = [
     "PositionError",
 ]
 
-_CITY = SegmentKind.CITY
-_ROAD = SegmentKind.ROAD
-_FIELD = SegmentKind.FIELD
-_MONASTERY = SegmentKind.MONASTERY
+# Final (here and below): the compiled module reads these as constants, not from the module's dict.
+_CITY: Final = SegmentKind.CITY
+_ROAD: Final = SegmentKind.ROAD
+_FIELD: Final = SegmentKind.FIELD
+_MONASTERY: Final = SegmentKind.MONASTERY
 #: The score-log reason of a feature, by SegmentKind.
-_FEATURE_REASONS: tuple[ScoreReason, ...] = ("city", "road", "field", "monastery")
+_FEATURE_REASONS: Final[tuple[ScoreReason, ...]] = ("city", "road", "field", "monastery")
 
-#: Cached PLACE actions per packed position (one per rotation): legal lists reuse these objects.
-#: (A variable-length tuple type: compiled, a fixed-length one is unboxed on every read.)
-_PLACE_CACHE: dict[int, tuple[Action, ...]] = {}
+#: The PLACE actions of a position, one per rotation, by the position's slot (legal lists reuse these
+#: objects). (A variable-length tuple type: compiled, a fixed-length one is unboxed on every read.)
+_PLACE_ACTIONS: Final[list[tuple[Action, ...]]] = []
+#: Packed position → its slot in :data:`_PLACE_ACTIONS` (given the first time it joins a frontier).
+_PLACE_SLOT: Final[dict[int, int]] = {}
+_PLACE_SLOT_LOCK: Final = threading.Lock()
+#: A frontier value is ``requirement | slot << _REQ_BITS`` (the requirement: 2 bits an edge).
+_REQ_BITS: Final = 8
+_REQ_MASK: Final = 0xFF
 #: Cached DEPLOY actions per packed position, one per segment slot.
-_DEPLOY_CACHE: dict[int, tuple[Action, ...]] = {}
+_DEPLOY_CACHE: Final[dict[int, tuple[Action, ...]]] = {}
 
 
 #: The state that only ``_put_tile`` changes (the board, the frontier and the union-find with its
@@ -74,14 +84,25 @@ _BOARD_GROUP: tuple[str, ...] = (
 
 
 #: Per tile type (catalogue index): the slots of its roads and cities, the segments that complete (R19).
-_EDGE_SLOTS: dict[int, tuple[int, ...]] = {}
+_EDGE_SLOTS: Final[dict[int, tuple[int, ...]]] = {}
 
 
-def _place_actions_at(p: int) -> tuple[Action, ...]:
-    x, y = unpack(p)
-    acts = tuple(Action(ActionKind.PLACE, x, y, r) for r in range(4))
-    _PLACE_CACHE[p] = acts
-    return acts
+def _place_slot(p: int) -> int:
+    """The slot of position ``p`` in :data:`_PLACE_ACTIONS`, shifted into a frontier value.
+
+    A position's slot is given once per process, under a lock (games played in threads share the
+    tables), its actions stored before the slot is."""
+    slot = _PLACE_SLOT.get(p)
+    if slot is None:
+        x, y = unpack(p)
+        acts = tuple(Action(ActionKind.PLACE, x, y, r) for r in range(4))
+        with _PLACE_SLOT_LOCK:
+            slot = _PLACE_SLOT.get(p)
+            if slot is None:  # the actions first: a reader that finds the slot finds its actions
+                slot = len(_PLACE_ACTIONS)
+                _PLACE_ACTIONS.append(acts)
+                _PLACE_SLOT[p] = slot
+    return slot << _REQ_BITS
 
 
 def _deploy_actions_at(p: int) -> tuple[Action, ...]:
@@ -207,7 +228,7 @@ class GameSetup:
         p = pack(x, y)
         if p in g._board:
             raise PositionError(f"two tiles at ({x},{y})")
-        req = g._frontier.get(p, 0)
+        req = g._frontier.get(p, 0) & _REQ_MASK
         if req and rotation not in tile.fits[req]:
             raise PositionError(f"{tile_id} rotation {rotation} at ({x},{y}) does not match its neighbours (R11)")
         if not req and any(p + d in g._board for d in DELTAS):
@@ -793,13 +814,13 @@ class Game:
     def _apply_place(self, action: Action) -> None:
         _, x, y, rot = action
         p = check_coords(x, y)
-        req = self._frontier.get(p)
+        cell = self._frontier.get(p)
         tile = self._tile
         assert tile is not None
-        if req is None:
+        if cell is None:
             where = "is occupied" if p in self._board else "has no orthogonal neighbour (R11)"
             raise IllegalActionError(f"{action}: position ({x},{y}) {where}")
-        if rot not in tile.fits[req]:
+        if rot not in tile.fits[cell & _REQ_MASK]:
             raise IllegalActionError(
                 f"{action}: {tile.id} with rotation {rot} does not match the "
                 f"neighbouring edges at ({x},{y}) (R11)"
@@ -832,15 +853,15 @@ class Game:
     def _placements(self, tile: TileType) -> list[Action]:
         """PLACE actions of ``tile``: per frontier cell, the rotations its requirement admits (R11).
 
-        Every frontier cell has its actions in ``_PLACE_CACHE`` (``_put_tile`` sees to it).
+        The order is the frontier's (insertion order: the search agents' tie-breaks depend on it).
         """
         fits = tile.fits
-        cache = _PLACE_CACHE
+        actions = _PLACE_ACTIONS
         out: list[Action] = []
-        for q, req in self._frontier.items():
-            rotations = fits[req]
+        for cell in self._frontier.values():
+            rotations = fits[cell & _REQ_MASK]
             if rotations:
-                acts = cache[q]
+                acts = actions[cell >> _REQ_BITS]
                 for r in rotations:
                     out.append(acts[r])
         return out
@@ -852,9 +873,8 @@ class Game:
             acts = _DEPLOY_CACHE.get(p) or _deploy_actions_at(p)
             base = self._tile_base[-1]
             occupants = self._occupants
-            find = self._find
             for s in range(self._tile_type[-1].segment_count):
-                if not occupants[find(base + s)]:
+                if not occupants[self._find(base + s)]:
                     out.append(acts[s])
         for hook in self._option_hooks:
             hook(self, out)
@@ -931,22 +951,23 @@ class Game:
         base = len(parent)
         tile_base = self._tile_base
         tile_base.append(base)
-        kinds = tile.segment_kinds
-        n = len(kinds)
-        parent.extend(range(base, base + n))
         kind = self._kind
-        kind.extend(kinds)
-        self._node_tile.extend([idx] * n)
+        kind.extend(tile.segment_kinds)
         open_ = self._open
         open_.extend(tile.segment_edge_counts)
-        tiles = self._tiles
-        tiles.extend([1 << idx] * n)
         pennants = self._pennants
         pennants.extend(tile.segment_pennants)
+        node_tile = self._node_tile
+        tiles = self._tiles
         occupants = self._occupants
-        occupants.extend([0] * n)
         adj = self._adj
-        adj.extend([b << base for b in tile.field_city_bits])
+        bit = 1 << idx
+        for city_bits in tile.field_city_bits:  # one a segment: a loop, not temporary lists
+            parent.append(len(parent))
+            node_tile.append(idx)
+            tiles.append(bit)
+            occupants.append(0)
+            adj.append(city_bits << base)
         monasteries = self._monasteries
         if tile.monastery_slot >= 0:
             monasteries[p] = base + tile.monastery_slot
@@ -960,7 +981,6 @@ class Game:
         frontier.pop(p, None)
         code = tile.edge_code[rot]
         ports = tile.ports[rot]
-        find = self._find
         types = self._tile_type
         rots = self._tile_rot
         undo_log = self._root_log
@@ -970,20 +990,18 @@ class Game:
             j = board.get(q)
             d2 = (d + 2) & 3
             if j is None:
-                req = frontier.get(q)
-                if req is None:
-                    req = 0
-                    if q not in _PLACE_CACHE:
-                        _place_actions_at(q)
-                frontier[q] = req | (((code >> (2 * d)) & 3) << (2 * d2))
+                cell = frontier.get(q)
+                if cell is None:
+                    cell = _place_slot(q)
+                frontier[q] = cell | (((code >> (2 * d)) & 3) << (2 * d2))
                 continue
             jbase = tile_base[j]
             theirs = types[j].ports[rots[j]][d2]
             mine = ports[d]
             m = mine[0]
             if m >= 0:
-                a = find(jbase + theirs[0])
-                b = find(base + m)
+                a = self._find(jbase + theirs[0])
+                b = self._find(base + m)
                 if cache:
                     cache.pop(a, None)
                 if undo_log is not None:
@@ -999,8 +1017,8 @@ class Game:
                     closed.append(a)  # final: a feature at 0 open edges takes no more merges (R19)
             m = mine[1]
             if m >= 0:
-                a = find(jbase + theirs[2])
-                b = find(base + m)
+                a = self._find(jbase + theirs[2])
+                b = self._find(base + m)
                 if a != b:
                     if cache:
                         cache.pop(a, None)
@@ -1012,8 +1030,8 @@ class Game:
                     adj[a] |= adj[b]
             m = mine[2]
             if m >= 0:
-                a = find(jbase + theirs[1])
-                b = find(base + m)
+                a = self._find(jbase + theirs[1])
+                b = self._find(base + m)
                 if a != b:
                     if cache:
                         cache.pop(a, None)
@@ -1031,7 +1049,6 @@ class Game:
 
     def _close_city(self, root: int) -> None:
         """Record the city rooted at ``root``, just completed, in the completed-city masks."""
-        find = self._find
         kind = self._kind
         tile_base = self._tile_base
         types = self._tile_type
@@ -1043,7 +1060,7 @@ class Game:
             tiles ^= low
             base = tile_base[i]
             for node in range(base, base + types[i].segment_count):
-                if kind[node] is _CITY and find(node) == root:
+                if kind[node] is _CITY and self._find(node) == root:
                     mask |= 1 << node
         self._closed_nodes |= mask
         self._closed_cities = (*self._closed_cities, mask)
@@ -1059,9 +1076,8 @@ class Game:
         if slots is None:
             slots = _EDGE_SLOTS[tile.index] = tuple(s for s, k in enumerate(tile.segment_kinds) if k <= _ROAD)
         if slots:
-            find = self._find
             for s in slots:
-                root = find(base + s)
+                root = self._find(base + s)
                 if open_[root] == 0 and root not in out:
                     out.append(root)
         monasteries = self._monasteries
@@ -1111,8 +1127,7 @@ class Game:
                     else:
                         self._award_logged(c, value, root, False)
                 done = set(counts)
-                find = self._find
-                for node in [n for n in self._followers if find(n) in done]:
+                for node in [n for n in self._followers if self._find(n) in done]:
                     self._supply[self.remove_follower(node)] += 1
             self._completed = []
 
@@ -1124,8 +1139,8 @@ class Game:
             self._drawn += 1
             self._remaining[tile.index] -= 1
             fits = tile.fits
-            for req in self._frontier.values():
-                if fits[req]:  # placeable: its legal list is built when asked for (search lines rarely ask)
+            for cell in self._frontier.values():
+                if fits[cell & _REQ_MASK]:  # placeable: its legal list is built when asked (search lines rarely ask)
                     self._tile = tile
                     self._phase = Phase.PLACE
                     self._legal = None
@@ -1176,7 +1191,8 @@ class Game:
         drawn = g._drawn
         pile = g._pile
         unseen = pile[drawn:]
-        g._pile = pile[:drawn] + [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
+        order: list[int] = rng.permutation(len(unseen)).tolist()  # typed: the compiled loop reads ints
+        g._pile = pile[:drawn] + [unseen[i] for i in order]
         g._seed = None
         return g
 
@@ -1351,12 +1367,6 @@ class Game:
                         by_kind[p][kind] += value
             elif events is not None:
                 self._award_into(scores, events, c, value, root, True)
-            elif n == 2:
-                a, b = c
-                if a >= b:
-                    scores[0] += value
-                if b >= a:
-                    scores[1] += value
             else:
                 award(scores, c, value)
         return scores
@@ -1367,11 +1377,10 @@ class Game:
         n = self._config.players
         on: dict[int, list[int]] = {}
         parent = self._parent
-        find = self._find
         for segment, owner in self._followers.items():
             root = parent[segment]
             if parent[root] != root:
-                root = find(segment)
+                root = self._find(segment)
             if root in done:
                 continue
             c = on.get(root)
@@ -1393,14 +1402,7 @@ class Game:
         n = self._config.players
         out = [0] * n
         for _, c, value in self._followed_values(done):
-            if n == 2:  # award's R24, unrolled for the common case
-                a, b = c
-                if a >= b:
-                    out[0] += value
-                if b >= a:
-                    out[1] += value
-            else:
-                award(out, c, value)
+            award(out, c, value)
         return out
 
     def _award_into(

@@ -8,7 +8,7 @@ this module holds the rules that turn totals into points.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from .tiles import SegmentKind
 
@@ -35,8 +35,8 @@ class ScoreEvent(NamedTuple):
     y: int
     final: bool = False
 
-_ROAD = SegmentKind.ROAD
-_MONASTERY = SegmentKind.MONASTERY
+_ROAD: Final = SegmentKind.ROAD
+_MONASTERY: Final = SegmentKind.MONASTERY
 
 #: R23: a completed monastery.
 MONASTERY_VALUE = 9
@@ -94,7 +94,15 @@ def majority_counts(
 
 
 def award(scores: list[int], counts: Sequence[int], value: int) -> None:
-    """R24: every player with the highest follower count scores ``value`` in full."""
+    """R24: every player with the highest follower count scores ``value`` in full (``counts``: the
+    followers per player on the feature; two players, the common case, compared without ``max``)."""
+    if len(counts) == 2:
+        a, b = counts
+        if a >= b:
+            scores[0] += value
+        if b >= a:
+            scores[1] += value
+        return
     best = max(counts)
     for player, k in enumerate(counts):
         if k == best:

@@ -108,7 +108,8 @@ class TileType:
     #: when the tile stands alone.
     segment_edge_counts: tuple[int, ...]
     segment_pennants: tuple[int, ...]
-    #: For each field segment, a bitmask over local segment indices of the cities it borders (R28).
+    #: For each segment, a bitmask over local segment indices of the cities it borders when it is a
+    #: field (R28), 0 otherwise (one entry a segment).
     field_city_bits: tuple[int, ...]
     monastery_slot: int
     tower_foundation: bool
