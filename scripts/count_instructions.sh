@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 20's speed figures in instructions, not seconds: `valgrind --tool=cachegrind` counts the
 # instructions a workload executes, which the machine's load does not change (timed figures on a
-# shared machine swing by 1.5x between identical runs; string hashing is fixed, PYTHONHASHSEED=0,
-# since its per-process seed moves the counts by a few per cent). Each workload runs twice, N and 2N units,
+# shared machine swing by 1.5x between identical runs). String hashing is fixed (PYTHONHASHSEED=0)
+# and numpy's BLAS kept to one thread: its idle worker threads' spinning is counted too otherwise,
+# which moved the figures by up to 10 % between runs. Each workload runs twice, N and 2N units,
 # and the difference is divided by N, so interpreter start-up, imports and warm-up cancel out (the
 # second N units are other seeds than the first: a figure is the mean over those, not a constant):
 #   * an engine random game (base game, 2 players; agents.bench.engine_games_per_second), and
@@ -18,13 +19,12 @@ cd "$(dirname "$0")/.."
 root=$PWD
 rev="${1:-HEAD}"
 command -v valgrind > /dev/null || { echo "count_instructions: valgrind is not installed" >&2; exit 1; }
-tree=$(mktemp -d)
-git worktree add -q --detach "$tree" "$rev" || { rmdir "$tree"; exit 1; }
-trap 'git -C "$root" worktree remove --force "$tree"' EXIT
 # shellcheck disable=SC1091
 . .venv/bin/activate
-echo "== building $rev in $tree"
-(cd "$tree" && python setup.py -q build_ext --inplace > build.log 2>&1) || { cat "$tree/build.log"; exit 1; }
+# shellcheck source=scripts/built_revision.sh
+. scripts/built_revision.sh
+built_revision "$rev"
+tree=$revision_tree
 workload='
 import sys, time
 from carcassonne_env.engine import GameConfig
@@ -38,7 +38,7 @@ else:
 '
 instructions() {  # DIR KIND UNITS: instructions of the whole run (its output shown if it fails)
   local log
-  log=$(cd "$1" && PYTHONHASHSEED=0 PYTHONPATH="$1" valgrind --tool=cachegrind --cache-sim=no \
+  log=$(cd "$1" && PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH="$1" valgrind --tool=cachegrind --cache-sim=no \
     --cachegrind-out-file=/dev/null python -c "$workload" "$2" "$3" 2>&1) || { echo "$log" >&2; return 1; }
   sed -n 's/.*I *refs: *//p' <<< "$log" | tr -d ,
 }

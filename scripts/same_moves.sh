@@ -10,14 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 before="${1:-HEAD}"
-tree=$(mktemp -d)
-out=$(mktemp -d)
-trap 'git -C "$root" worktree remove --force "$tree"; rm -rf "$out"' EXIT
-git worktree add -q --detach "$tree" "$before"
 # shellcheck disable=SC1091
 . .venv/bin/activate
-echo "== building $before in $tree"
-(cd "$tree" && python setup.py -q build_ext --inplace > "$out/build.log" 2>&1) || { cat "$out/build.log"; exit 1; }
+# shellcheck source=scripts/built_revision.sh
+. scripts/built_revision.sh
+built_revision "$before"
+tree=$revision_tree
+out=$(mktemp -d)
+trap 'git -C "$root" worktree remove --force "$tree"; rm -rf "$out"' EXIT
 tournaments=(
   "base2|--expansions '' --seeds 3 --first-seed 500 greedy greedy:value=linear greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0,value=linear"
   "watchtowers3|--expansions watchtowers --players 3 --seeds 2 --first-seed 900 greedy greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0"
