@@ -294,6 +294,52 @@ def test_with_no_kl_penalty_the_env_runners_keep_one_number_instead_of_the_logit
     assert step_bytes(replace(s, kl_coeff=0.2)) - step_bytes(s) == 4 * (first[MASK_KEY].size - 1)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_one_piece_connectors_record_the_episodes_rlllibs_default_pipelines_record(
+        one_torch_thread: None, players: int) -> None:
+    """The EnvRunners' two one-piece connectors (training/rllib/connectors.py) against RLlib's default
+    env-to-module and module-to-env pipelines, same weights, same seeds, two envs, through episode
+    ends and a cut chunk: the same episodes, agent by agent: observations, actions, rewards and every
+    recorded model output with its dtype and shape (the N logits too, with the KL penalty on)."""
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    s = Settings(env_runners=0, envs_per_runner=2, players=players, window=11, **TINY)
+
+    def runner(defaults: bool) -> Any:
+        config = build_config(s)
+        if defaults:
+            config.env_runners(add_default_connectors_to_env_to_module_pipeline=True,
+                               add_default_connectors_to_module_to_env_pipeline=True)
+            config._env_to_module_connector = config._module_to_env_connector = None
+        return MultiAgentEnvRunner(config=config)
+
+    theirs, ours = runner(True), runner(False)
+    assert [type(c).__name__ for c in ours._env_to_module.connectors] == ["ActingObservations"]
+    assert len(theirs._env_to_module.connectors) > 1
+    ours.module.set_state(theirs.module.get_state())
+    sampled = []
+    for r in (theirs, ours):
+        th.manual_seed(7)
+        sampled.append(r.sample(num_timesteps=300, force_reset=True) + r.sample(num_timesteps=300))
+    assert len(sampled[0]) == len(sampled[1]) and sum(e.is_done for e in sampled[0]) >= 1
+    for a, b in zip(*sampled, strict=True):
+        assert a.agent_ids == b.agent_ids and a.env_t == b.env_t
+        for agent in a.agent_ids:
+            x, y = a.agent_episodes[agent], b.agent_episodes[agent]
+            assert len(x) == len(y)
+            for column in ("get_actions", "get_rewards"):
+                np.testing.assert_array_equal(getattr(x, column)(), getattr(y, column)())
+            ox, oy = x.get_observations(), y.get_observations()
+            np.testing.assert_array_equal(ox[MASK_KEY], oy[MASK_KEY])
+            for key in ox[OBS_KEY]:
+                np.testing.assert_array_equal(ox[OBS_KEY][key], oy[OBS_KEY][key])
+            assert set(x.extra_model_outputs) == set(y.extra_model_outputs) >= {"action_logp", "action_dist_inputs"}
+            for key in x.extra_model_outputs:
+                u, v = np.asarray(x.get_extra_model_outputs(key)), np.asarray(y.get_extra_model_outputs(key))
+                assert (u.dtype, u.shape) == (v.dtype, v.shape)
+                np.testing.assert_array_equal(u, v)
+
+
 @pytest.mark.xdist_group("ray")
 def test_the_gae_pass_reuses_the_recorded_values_and_equals_a_full_pass(ray_local: Any, one_torch_thread: None,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -226,7 +226,10 @@ def build_config(s: Settings) -> Any:
             MODULE_ID: RLModuleSpec(module_class=CarcassonneRLModule, model_config=s.model_config()),
         }))
         .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner,
-                     module_to_env_connector=None if s.kl_coeff else _drop_recorded_logits)
+                     env_to_module_connector=_acting_observations,
+                     module_to_env_connector=functools.partial(_actions_to_envs, s.kl_coeff > 0),
+                     add_default_connectors_to_env_to_module_pipeline=False,
+                     add_default_connectors_to_module_to_env_pipeline=False)
         .callbacks(on_algorithm_init=functools.partial(_driver_threads, s.threads),
                    on_environment_created=functools.partial(_runner_threads, s.runner_threads))
         .learners(num_learners=0)
@@ -238,11 +241,21 @@ def build_config(s: Settings) -> Any:
     )
 
 
-def _drop_recorded_logits(env: Any, spaces: Any = None, device: Any = None) -> Any:
-    """The EnvRunners' module-to-env connector with no KL penalty (:mod:`training.rllib.connectors`)."""
-    from training.rllib.connectors import DropRecordedLogits
+def _acting_observations(env: Any, spaces: Any = None, device: Any = None) -> Any:
+    """The EnvRunners' env-to-module pipeline, one piece (:mod:`training.rllib.connectors`)."""
+    from agents.rllib import MODULE_ID
+    from training.rllib.connectors import ActingObservations
 
-    return DropRecordedLogits()
+    return ActingObservations(MODULE_ID)
+
+
+def _actions_to_envs(record_logits: bool, env: Any, spaces: Any = None, device: Any = None) -> Any:
+    """The EnvRunners' module-to-env pipeline, one piece (:mod:`training.rllib.connectors`); the N
+    logits a step are recorded only for PPO's KL penalty."""
+    from agents.rllib import MODULE_ID
+    from training.rllib.connectors import ActionsToEnvs
+
+    return ActionsToEnvs(MODULE_ID, record_logits)
 
 
 def _driver_threads(threads: int, **kwargs: Any) -> None:
