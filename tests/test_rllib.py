@@ -37,6 +37,19 @@ def test_the_env_adapter_renames_the_observation_key_and_keeps_the_mask() -> Non
     assert not terminated["__all__"] and len(obs) == 1 and set(rewards) == set(obs)
 
 
+def test_an_illegal_action_in_the_rllib_env_is_an_error_naming_it_not_a_lost_game() -> None:
+    """The trainer steps the unwrapped env (the module only takes legal actions): an illegal action
+    raises, naming itself, instead of PettingZoo's TerminateIllegalWrapper ending the game with −1."""
+    from carcassonne_env.engine import IllegalActionError
+
+    env = make_env({"players": 2, "expansions": ALL, "window": 11})
+    obs, _ = env.reset(seed=4)
+    (agent, first), = obs.items()
+    illegal = int(np.flatnonzero(first[MASK_KEY] == 0)[0])
+    with pytest.raises(IllegalActionError, match=f"illegal action {illegal} "):
+        env.step({agent: illegal})
+
+
 def test_the_local_object_store_holds_three_iterations_of_samples() -> None:
     """The EnvRunners' episodes reach the driver through the object store (at 200 MiB one iteration
     of 1,024 steps spilled to disk): ``step_bytes`` is what a step records, the observation's arrays

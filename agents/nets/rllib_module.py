@@ -1,6 +1,6 @@
 """``carcassonne_v0`` for RLlib's new API stack: the env adapter and the board network as an RLModule.
 
-**Env** (:func:`make_env`): the PettingZoo AEC env, its observations renamed by
+**Env** (:func:`make_env`): the unwrapped PettingZoo AEC env (``raw_env``), its observations renamed by
 :class:`RLlibObservationKeys`, inside RLlib's ``PettingZooEnv`` wrapper (a turn-based
 ``MultiAgentEnv``: each step returns the observation of the next agent to act; an agent's reward
 arrives with its next observation, and every agent gets its final reward when the game ends).
@@ -81,8 +81,12 @@ class RLlibObservationKeys(BaseWrapper):  # type: ignore[type-arg]
 
 
 def make_env(config: dict[str, Any]) -> PettingZooEnv:
-    """The RLlib env of ``carcassonne_v0`` with ``config`` (the env's keyword arguments)."""
-    env: AECEnv = carcassonne_env.env(**dict(config))  # type: ignore[type-arg]
+    """The RLlib env of ``carcassonne_v0`` with ``config`` (the env's keyword arguments): the
+    unwrapped AEC env (``raw_env``, as the SB3 trainer's ``SingleAgentEnv`` steps it), since the
+    module only takes legal actions. PettingZoo's checking wrappers cost a fifth of an env step
+    here, and an illegal action raises ``IllegalActionError`` naming the rule it breaks instead of
+    ending the game with −1 for the offender, which would hide a bug in training."""
+    env: AECEnv = carcassonne_env.raw_env(**dict(config))  # type: ignore[type-arg]
     return PettingZooEnv(RLlibObservationKeys(env))  # type: ignore[no-untyped-call]  # RLlib leaves it unannotated
 
 
