@@ -10,7 +10,8 @@
 #       RLlib's KL penalty; as it was before 2026-11-25 (KL penalty, the 200 MiB object store); SB3.
 #   BASELINE=REV [ROUNDS=5] bash scripts/bench_rllib_vs_sb3.sh
 #       before/after: ROUNDS rounds of SB3, RLlib (2 EnvRunners, no KL) on this checkout and RLlib on
-#       git revision REV (checked out in runs/bench_rllib/baseline), alternating, then SB3 once more.
+#       git revision REV (checked out and its compiled core built in a scratch worktree,
+#       scripts/built_revision.sh: ~3 minutes), alternating, then SB3 once more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -38,12 +39,13 @@ print(f"RLlib {sys.argv[2]} ({sys.argv[3]} EnvRunner(s)): median {statistics.med
 PY
 }
 if [[ -n "${BASELINE:-}" ]]; then
-  git worktree add --force --detach "$out/baseline" "$BASELINE" > /dev/null
-  trap 'git worktree remove --force "$out/baseline"' EXIT
+  # shellcheck source=scripts/built_revision.sh
+  . scripts/built_revision.sh
+  built_revision "$BASELINE"  # with its compiled core, as this checkout's is installed
   for round in $(seq "${ROUNDS:-5}"); do
     sb3 "round $round"
     rllib "this-checkout-$round" "$here" 2 --kl-coeff 0
-    rllib "baseline-$round" "$out/baseline" 2 --kl-coeff 0
+    rllib "baseline-$round" "$revision_tree" 2 --kl-coeff 0
   done
   sb3 "again"
   exit 0
