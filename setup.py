@@ -21,16 +21,23 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 #: The engine modules compiled: the game and what its inner loops call (placing tiles, legal actions,
-#: union-find, end-now scoring, the tower's capture areas). The expansion plug-ins stay interpreted
-#: (they subclass ``Expansion``, which users subclass too), and so do persistence and the env.
+#: union-find, end-now scoring, the tower's capture areas), and the expansion plug-ins, whose hooks
+#: the game calls at every turn (``expansion.py`` and the plug-ins of the registry: the tower's T3
+#: options were a quarter of an all-expansion game while they ran interpreted). Their classes stay
+#: open to subclasses written in Python (``mypyc_attr(allow_interpreted_subclasses=True)``): users
+#: write expansions by subclassing ``Expansion``. The registry, persistence and the env stay interpreted.
 ENGINE_MODULES = [
     "carcassonne_env/engine/actions.py",
+    "carcassonne_env/engine/black_tower.py",
     "carcassonne_env/engine/capture_area.py",
+    "carcassonne_env/engine/expansion.py",
     "carcassonne_env/engine/game.py",
     "carcassonne_env/engine/geometry.py",
     "carcassonne_env/engine/playout.py",
     "carcassonne_env/engine/scoring.py",
     "carcassonne_env/engine/tiles.py",
+    "carcassonne_env/engine/tower.py",
+    "carcassonne_env/engine/watchtowers.py",
 ]
 #: The search agents' loops (greedy's turn search, MCTS's tree, the end-now value, the linear value's
 #: features at every leaf), compiled against the engine's compiled classes. Their agents stay open to

@@ -11,6 +11,8 @@ rules tests once more on the source.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.machinery
 import json
 import os
@@ -27,6 +29,15 @@ from carcassonne_env.engine import compiled_core
 from carcassonne_env.engine import game as game_module
 
 PURE = {**os.environ, compiled_core.PURE_PYTHON_VARIABLE: "1"}
+ROOT = Path(__file__).parents[1]
+
+
+def _compiled_by_setup(name: str) -> list[str]:
+    """The module names of ``setup.py``'s list ``name`` (``ENGINE_MODULES``, ``AGENT_MODULES``)."""
+    for node in ast.parse((ROOT / "setup.py").read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return [path.removesuffix(".py").replace("/", ".") for path in ast.literal_eval(node.value)]
+    raise AssertionError(f"setup.py has no {name}")
 
 #: Played by both engines; prints one JSON line per game.
 PLAY = r"""
@@ -68,10 +79,16 @@ def _play(env: dict[str, str] | None) -> list[dict[str, object]]:
 
 
 def test_compiled_reports_the_modules_that_run() -> None:
-    for package, module in ((engine, game_module), (agents, greedy_module)):
-        suffix = Path(module.__file__ or "").suffix
-        runs_compiled = suffix != ".py"
-        assert runs_compiled == package.COMPILED, f"{package.__name__}.COMPILED, {module.__name__} from {suffix}"
+    """``COMPILED`` says how every module setup.py compiles runs: the engine's hot modules and its
+    expansion plug-ins (``expansion.py``, ``tower.py``, …), and the search agents' loops."""
+    for package, listed in ((engine, "ENGINE_MODULES"), (agents, "AGENT_MODULES")):
+        names = _compiled_by_setup(listed)
+        assert names, listed
+        for name in names:
+            suffix = Path(importlib.import_module(name).__file__ or "").suffix
+            runs_compiled = suffix != ".py"
+            assert runs_compiled == package.COMPILED, f"{package.__name__}.COMPILED, {name} from {suffix}"
+    assert "carcassonne_env.engine.tower" in _compiled_by_setup("ENGINE_MODULES")
 
 
 def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one() -> None:
@@ -90,10 +107,12 @@ def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one()
 
 
 def test_pure_python_variable_runs_the_source() -> None:
-    code = ("import carcassonne_env.engine as e, carcassonne_env.engine.game as g, agents as a, agents.mcts as m; "
-            "print(e.COMPILED, g.__file__.endswith('.py'), a.COMPILED, m.__file__.endswith('.py'))")
+    code = ("import carcassonne_env.engine as e, carcassonne_env.engine.game as g, agents as a, agents.mcts as m, "
+            "carcassonne_env.engine.tower as t; "
+            "print(e.COMPILED, g.__file__.endswith('.py'), a.COMPILED, m.__file__.endswith('.py'), "
+            "t.__file__.endswith('.py'))")
     out = subprocess.run([sys.executable, "-c", code], env=PURE, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True", "False", "True"]
+    assert out.stdout.split() == ["False", "True", "False", "True", "True"]
 
 
 @pytest.mark.skipif(not engine.COMPILED, reason="the compiled engine is not built here: nothing to compare")

@@ -10,16 +10,20 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 import carcassonne_env.engine as engine
-from carcassonne_env.engine import Game, GameConfig, SaveError, config, registry
+from carcassonne_env.engine import ActionKind, Game, GameConfig, SaveError, config, registry
+from carcassonne_env.engine.actions import Action
+from carcassonne_env.engine.black_tower import BlackTowerExpansion
 from carcassonne_env.engine.expansion import BuilderSteps, Expansion, ExpansionHost, ExpansionState, PositionSetup
 from carcassonne_env.engine.position import PositionBuilder, PositionError
 from carcassonne_env.engine.save_format import SavedPosition, fail, read_int, read_keys
 from carcassonne_env.engine.tiles import TileType
+from carcassonne_env.engine.tower import TowerExpansion
+from carcassonne_env.engine.watchtowers import WatchtowersExpansion
 
 ENGINE = Path(engine.__file__).parent
 GENERIC = ("game.py", "persistence.py", "save_validation.py", "position.py", "text_board.py")
@@ -166,3 +170,56 @@ def test_builder_steps_are_methods_with_names_of_their_own() -> None:
         for name in steps.steps if steps else ():
             assert callable(getattr(steps, name)) and name not in own and name not in seen, name
             seen.add(name)
+
+
+# ------------------------------------------------------------------ Python subclasses of compiled plug-ins
+# The plug-ins are compiled with the engine (setup.py, mypyc) and stay open to subclasses written in
+# Python (``mypyc_attr(allow_interpreted_subclasses=True)``): the game calls the hooks a subclass
+# overrides, whether the override is compiled or interpreted, and skips the others.
+
+
+class CountingTower(TowerExpansion):
+    """The tower with its T3 options counted: an interpreted override of a compiled hook."""
+
+    calls: ClassVar[int] = 0
+
+    def add_action_options(self, game: ExpansionHost, out: list[Action]) -> None:
+        CountingTower.calls += 1
+        super().add_action_options(game, out)
+
+
+def test_overrides_sees_compiled_and_interpreted_hooks() -> None:
+    assert TowerExpansion.overrides("add_action_options") and TowerExpansion.overrides("on_tile_placed")
+    assert not TowerExpansion.overrides("before_scoring") and TowerExpansion.keeps_state()
+    assert WatchtowersExpansion.overrides("before_scoring") and not WatchtowersExpansion.overrides("add_action_options")
+    assert not WatchtowersExpansion.keeps_state() and not BlackTowerExpansion.overrides("on_tile_placed")
+    assert CounterExpansion.overrides("on_tile_placed") and CounterExpansion.keeps_state()
+    assert not CounterExpansion.overrides("add_action_options") and not CounterExpansion.overrides("before_scoring")
+    assert CountingTower.overrides("add_action_options") and CountingTower.overrides("on_tile_placed")
+    assert not CountingTower.overrides("before_scoring")
+
+
+def _random_game(config: GameConfig, seed: int) -> Game:
+    game, rng = Game(config, seed=seed), random.Random(seed)
+    for _ in range(400):
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    return game
+
+
+def test_a_python_subclass_of_a_compiled_plugin_has_its_hooks_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    expected = _random_game(config, 11).record().to_dict()
+    registry.build_expansions.cache_clear()  # games with equal configs share their plug-ins
+    monkeypatch.setitem(registry.PLUGINS, "tower", CountingTower)
+    CountingTower.calls = 0
+    try:
+        game = _random_game(config, 11)
+        assert isinstance(game.expansion("tower"), CountingTower)
+        options = sum(1 for a in game.record().actions if a.kind in (ActionKind.PASS, ActionKind.DEPLOY))
+        assert CountingTower.calls >= options > 0
+        assert game.record().to_dict() == expected  # the same game as the compiled plug-in's
+    finally:
+        registry.build_expansions.cache_clear()

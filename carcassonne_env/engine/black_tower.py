@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from .actions import FloorColour
 from .expansion import Expansion, ExpansionState
 from .tiles import TileCatalogue
@@ -52,6 +54,7 @@ def floor_supply(config: GameConfig) -> tuple[int, int, int]:
     return (supply[0], supply[1], supply[2])
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class BlackTowerExpansion(Expansion):
     """The Black Tower's plug-in: deals the floors of R51/R52 into the tower's state at setup."""
 

@@ -47,6 +47,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from .actions import Action, ActionKind, Phase
 from .save_format import HistoryAction, SavedPosition, TurnRole
 from .scoring import ScoreReason
@@ -187,6 +189,7 @@ class PositionSetup(Protocol):
         ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class BuilderSteps:
     """The steps an expansion adds to ``PositionBuilder`` (:mod:`.position`), which knows no expansion.
 
@@ -211,6 +214,7 @@ class BuilderSteps:
         through ``setup.refuse`` what cannot exist."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class Expansion:
     """Base class of the expansion plug-ins; every hook defaults to doing nothing."""
 

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 from .actions import NO_CAPTURE, TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area_packed
@@ -62,10 +64,12 @@ TOWER_FLOORS: dict[int, int] = {2: 10, 3: 9, 4: 7, 5: 6, 6: 5}
 
 #: Points a ransom costs the payer and earns the captor (R48).
 RANSOM_PRICE = 3
-_NORMAL = FloorColour.NORMAL
-_BLACK = FloorColour.BLACK
-_WHITE = FloorColour.WHITE
-_COLOURS = (_NORMAL, _BLACK, _WHITE)
+# The floor colours as plain ints (equal to the FloorColour members): compiled, a Final int is a C
+# constant and compares natively with the ints of the stacks.
+_NORMAL: Final = int(FloorColour.NORMAL)
+_BLACK: Final = int(FloorColour.BLACK)
+_WHITE: Final = int(FloorColour.WHITE)
+_COLOURS: Final = (_NORMAL, _BLACK, _WHITE)
 #: Keys of the saved state (``TowerState.to_dict``).
 STATE_KEYS = frozenset({"stacks", "tops", "floors", "prisoners", "ransom_turn", "pending"})
 #: Per packed foundation position, built once so that the legal lists of T3 allocate nothing: the
@@ -153,6 +157,7 @@ class TowerState:
         )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class TowerBuilderSteps(BuilderSteps):
     """``PositionBuilder`` steps of The Tower: ``.tower(x, y, floors)``, ``.tower_top(player, x, y)``,
     ``.prisoners(captor, owner, count)`` and ``.floors(player, normal, black, white)``. Tower tops and
@@ -219,6 +224,7 @@ class TowerBuilderSteps(BuilderSteps):
             st.floors[3 * player:3 * player + 3] = list(supply)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class TowerExpansion(Expansion):
     name = "tower"
     tile_set = "tower"
@@ -251,7 +257,7 @@ class TowerExpansion(Expansion):
             state(game).stacks[pos] = ()
             if pos not in _TOP_ACTIONS:
                 x, y = unpack(pos)
-                acts = [Action(ActionKind.FLOOR, x, y, int(c)) for c in _COLOURS]
+                acts = [Action(ActionKind.FLOOR, x, y, c) for c in _COLOURS]
                 _FLOOR_ACTIONS[pos] = tuple(tuple(a for a in acts if mask >> a.arg & 1) for mask in range(8))
                 _TOP_ACTIONS[pos] = Action(ActionKind.TOWER_TOP, x, y, 0)
 
@@ -286,30 +292,41 @@ class TowerExpansion(Expansion):
         st = state(game)
         player = game.current_player
         n = st.players
-        if self.ransom_allowed and st.ransom_turn != game.turn and game.score_of(player) >= RANSOM_PRICE:
-            prisoners = st.prisoners
-            out.extend(Action(ActionKind.RANSOM, 0, 0, c) for c in range(n) if prisoners[c * n + player])
-        stacks = st.stacks
+        prisoners = st.prisoners
+        if self.ransom_allowed:
+            for c in range(n):
+                if prisoners[c * n + player]:  # someone holds one of the player's followers (R48)
+                    if st.ransom_turn != game.turn and game.score_of(player) >= RANSOM_PRICE:
+                        out.extend(Action(ActionKind.RANSOM, 0, 0, c) for c in range(n) if prisoners[c * n + player])
+                    break
+        # Typed Any, the packed positions stay the stack dict's own key objects: compiled, a local
+        # typed int is unboxed, and boxed again (a new heap object) at every lookup by position.
+        stacks: dict[Any, tuple[int, ...]] = st.stacks
         if not stacks:
             return
-        tops = st.tops
+        tops: dict[Any, int] = st.tops
         floors = st.floors
         f = 3 * player
         on_tower = (floors[f] > 0) | (floors[f + 1] > 0) << 1 | (floors[f + 2] > 0) << 2
         on_bare = on_tower & 3  # R54: white only onto a tower, never onto a bare foundation
-        top_ok = game.supply_of(player) > 0
-        floor_actions = _FLOOR_ACTIONS
-        tower_tops = []
+        top_ok = -1  # whether the player has a follower for a tower top: asked at the first open tower
+        floor_actions: dict[Any, tuple[tuple[Action, ...], ...]] = _FLOOR_ACTIONS
+        tower_tops: list[Action] = []
         for p, stack in stacks.items():
             if stack:
                 if stack[-1] == _WHITE or p in tops:
                     continue
-                out.extend(floor_actions[p][on_tower])
+                acts = floor_actions[p][on_tower]
+                if top_ok < 0:
+                    top_ok = 1 if game.supply_of(player) > 0 else 0
                 if top_ok:
                     tower_tops.append(_TOP_ACTIONS[p])
             else:
-                out.extend(floor_actions[p][on_bare])
-        out.extend(tower_tops)
+                acts = floor_actions[p][on_bare]
+            if acts:
+                out.extend(acts)
+        if tower_tops:
+            out.extend(tower_tops)
 
     # ------------------------------------------------------------------ apply
     def apply(self, game: ExpansionHost, action: Action) -> bool:
@@ -389,24 +406,26 @@ class TowerExpansion(Expansion):
     ) -> list[Action]:
         """CAPTURE actions for every follower the current player may capture with a tower of
         ``height`` and ``colour`` at packed position ``p`` (R40–R42, R55)."""
-        followers = game.segment_followers()
-        if not followers and not st.tops:
+        # Typed Any, segment ids, placement indexes and packed positions stay the objects the views
+        # hold: compiled, a local typed int is unboxed, and boxed again at every lookup.
+        followers: Mapping[Any, int] = game.segment_followers()
+        tops: dict[Any, int] = st.tops
+        if not followers and not tops:
             return []
         area = set(capture_area_packed(p, height, colour, self.capture_rules, game.board_index))
         player = game.current_player
         own_ok = self.own_capturable
         out: list[Action] = []
-        tile_pos = game.tile_positions
-        segment_tile = game.segment_tiles
-        segment_base = game.segment_base
+        tile_pos: Sequence[Any] = game.tile_positions
+        segment_tile: Sequence[Any] = game.segment_tiles
         for segment, owner in followers.items():
             i = segment_tile[segment]
             q = tile_pos[i]
             if q in area and (own_ok or owner != player):
                 x, y = unpack(q)
-                out.append(Action(ActionKind.CAPTURE, x, y, segment - segment_base(i)))
+                out.append(Action(ActionKind.CAPTURE, x, y, segment - game.segment_base(i)))
         if self.tops_capturable:
-            for q, owner in st.tops.items():
+            for q, owner in tops.items():
                 if q in area and (own_ok or owner != player):
                     x, y = unpack(q)
                     out.append(Action(ActionKind.CAPTURE, x, y, TOWER_TOP_SLOT))

@@ -11,6 +11,8 @@ Text view: ``W`` in the centre of a watchtower tile.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from .expansion import Expansion, ExpansionHost
 from .geometry import AREA, pack
 from .tiles import SegmentKind, TileType
@@ -45,6 +47,7 @@ def watchtower_count(game: ExpansionHost, pos: int, subject: str, *, include_tow
     return sum(_tile_count(subject, types[board[q]]) for q in area if q in board)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed in Python
 class WatchtowersExpansion(Expansion):
     name = "watchtowers"
     tile_set = "watchtowers"
