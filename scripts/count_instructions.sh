@@ -17,7 +17,7 @@
 # On revision REV (built in a scratch worktree with its compiled core) and on this checkout (as
 # installed: compiled unless CARCASSONNE_PURE_PYTHON=1). Usage, from the repository root with .venv
 # set up (scripts/setup.sh) and valgrind installed (Debian: apt install valgrind):
-#   bash scripts/count_instructions.sh [REV]     # REV default HEAD; ~6 minutes, plus REV's build
+#   bash scripts/count_instructions.sh [REV]     # REV default HEAD; ~8 minutes, plus REV's build (3-5)
 # REV needs agents/bench.py's engine_games_per_second and mcts_rate (every revision since 2026-11-25).
 set -euo pipefail
 cd "$(dirname "$0")/.."

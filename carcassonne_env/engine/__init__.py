@@ -1,4 +1,6 @@
-"""The Carcassonne rules engine: numpy and the standard library only (no RL imports).
+"""The Carcassonne rules engine: numpy and the standard library only (no RL imports), and
+``mypy_extensions.mypyc_attr``, the decorator that keeps the compiled expansion plug-ins open to
+subclasses written in Python.
 
 >>> from carcassonne_env.engine import Game, GameConfig
 >>> game = Game(GameConfig(players=2), seed=7)
