@@ -135,6 +135,27 @@ def test_a_position_that_cannot_exist_is_refused_naming_the_cause(build: object,
         build(builder).build()  # type: ignore[operator]
 
 
+def test_a_tower_s_floors_are_colour_members_or_their_ints_and_nothing_else() -> None:
+    """``.tower(x, y, floors)`` takes ``FloorColour`` members or their ints (numpy's too), the same
+    position either way, on the compiled engine as on its source; any other colour is refused."""
+    import numpy as np
+
+    from carcassonne_env.engine import FloorColour
+    from carcassonne_env.engine.tower import state
+
+    config = GameConfig(players=2, expansions=("tower", "black_tower"))
+
+    def stacks(floors: list[int]) -> dict[int, tuple[int, ...]]:
+        game = PositionBuilder(config).tile("tower/F", 0, 0).tower(0, 0, floors).build()
+        return state(game).stacks
+
+    members = stacks([FloorColour.NORMAL, FloorColour.BLACK])
+    assert members == stacks([0, 1]) == stacks(list(np.array([0, 1], dtype=np.int64)))
+    assert list(members.values()) == [(0, 1)]
+    with pytest.raises(PositionError, match=r"floors \[0, 3\] at \(0,0\): a floor is normal 0, black 1 or white 2"):
+        stacks([0, 3])
+
+
 def test_r2_an_eighth_follower_is_refused() -> None:
     builder = PositionBuilder(GameConfig(players=2))
     for x in range(8):

@@ -84,8 +84,9 @@ def make_env(config: dict[str, Any]) -> PettingZooEnv:
     """The RLlib env of ``carcassonne_v0`` with ``config`` (the env's keyword arguments): the
     unwrapped AEC env (``raw_env``, as the SB3 trainer's ``SingleAgentEnv`` steps it), since the
     module only takes legal actions. PettingZoo's checking wrappers cost a fifth of an env step
-    here, and an illegal action raises ``IllegalActionError`` naming the rule it breaks instead of
-    ending the game with −1 for the offender, which would hide a bug in training."""
+    here, and an illegal action raises ``IllegalActionError`` naming the rule it breaks (an EnvRunner
+    logs it, and RLlib restarts the runner by default) instead of ending the game with −1 for the
+    offender, which would hide a bug in training."""
     env: AECEnv = carcassonne_env.raw_env(**dict(config))  # type: ignore[type-arg]
     return PettingZooEnv(RLlibObservationKeys(env))  # type: ignore[no-untyped-call]  # RLlib leaves it unannotated
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, SupportsInt
 
 from mypy_extensions import mypyc_attr
 
@@ -168,14 +168,16 @@ class TowerBuilderSteps(BuilderSteps):
 
     def __init__(self, config: GameConfig) -> None:
         super().__init__(config)
-        self._towers: list[tuple[int, int, tuple[FloorColour, ...]]] = []
+        self._towers: list[tuple[int, int, tuple[int, ...]]] = []
         self._tops: list[tuple[int, int, int]] = []
         self._prisoners: list[tuple[int, int, int]] = []
         self._floors: dict[int, tuple[int, int, int]] = {}
 
-    def tower(self, x: int, y: int, floors: Sequence[FloorColour]) -> None:
-        """Floors (bottom first) on the foundation at (x, y)."""
-        self._towers.append((x, y, tuple(floors)))
+    def tower(self, x: int, y: int, floors: Sequence[SupportsInt]) -> None:
+        """Floors (bottom first) on the foundation at (x, y): :class:`FloorColour` members or their
+        ints (normal 0, black 1, white 2; numpy's too: compiled, a parameter typed ``int`` would
+        refuse those)."""
+        self._towers.append((x, y, tuple(int(c) for c in floors)))
 
     def tower_top(self, player: int, x: int, y: int) -> None:
         """A follower of ``player`` on top of the tower at (x, y)."""
@@ -198,11 +200,13 @@ class TowerBuilderSteps(BuilderSteps):
             p = pack(x, y)
             if p not in st.stacks:
                 setup.refuse(f"no tower foundation at ({x},{y})")
+            if any(c not in _COLOURS for c in floors):
+                setup.refuse(f"floors {list(floors)} at ({x},{y}): a floor is normal 0, black 1 or white 2")
             if not coloured and any(c != FloorColour.NORMAL for c in floors):
                 setup.refuse("black and white floors need the 'black_tower' expansion (R51)")
             if FloorColour.WHITE in floors[:-1] or floors[:1] == (FloorColour.WHITE,):
                 setup.refuse("a white floor caps a tower: never on a foundation, nothing above (R54, R56)")
-            st.stacks[p] = tuple(int(c) for c in floors)
+            st.stacks[p] = floors
         for x, y, player in self._tops:
             p = pack(x, y)
             if not st.stacks.get(p) or st.stacks[p][-1] == FloorColour.WHITE:

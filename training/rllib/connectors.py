@@ -10,10 +10,12 @@ machine, a fifth of an EnvRunner's time here (docs/scaling.md). This env is one 
 seat shares, flat observations of fixed shape and one acting agent per env at a time (a turn-based
 game), so the same work is a loop:
 
-* :class:`ActingObservations` (env → module): for each episode not done, each agent that is to
-  act and got an observation at the last step (RLlib's rule: ``get_agents_that_stepped`` ∩
-  ``get_agents_to_act``), in the episodes' order; its last observation; leaves stacked with numpy
-  and made tensors. Who acts is kept in ``shared_data`` for the way back.
+* :class:`ActingObservations` (env → module): for each episode not done, each agent that got an
+  observation at the last step and is to act (RLlib's two pieces: ``AddObservationsFromEpisodesToBatch``
+  takes ``get_agents_that_stepped``, ``AgentToModuleMapping`` keeps those in ``get_agents_to_act``),
+  in the episodes' order; its last observation; leaves stacked with numpy and made CPU tensors (the
+  trainer's EnvRunners have no GPU; the observations are already the module's dtypes). Who acts is
+  kept in ``shared_data`` for the way back.
 * :class:`ActionsToEnvs` (module → env): the module's outputs as numpy, one row per acting agent,
   as ``{column: [{agent: row} per env]}``, the form the EnvRunner steps its envs with and records
   in the episodes. With ``record_logits`` False (no KL penalty) the N = 16,352 logits a step
