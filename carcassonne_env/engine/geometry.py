@@ -25,12 +25,14 @@ __all__ = [
 STRIDE: Final = 1024
 OFFSET: Final = 512
 
+# The offsets are typed as variable-length tuples: compiled (mypyc), a fixed-length tuple is kept
+# unboxed and built again as a tuple object at every indexed read or loop over it.
 #: Packed offsets of the N, E, S, W neighbours (index = edge).
-DELTAS: Final = (1, STRIDE, -1, -STRIDE)
+DELTAS: Final[tuple[int, ...]] = (1, STRIDE, -1, -STRIDE)
 #: Packed offsets of the 8 ring positions (C1).
-RING: Final = (1, STRIDE + 1, STRIDE, STRIDE - 1, -1, -STRIDE - 1, -STRIDE, -STRIDE + 1)
+RING: Final[tuple[int, ...]] = (1, STRIDE + 1, STRIDE, STRIDE - 1, -1, -STRIDE - 1, -STRIDE, -STRIDE + 1)
 #: Packed offsets of the 3×3 area (C1): the ring and the centre.
-AREA: Final = (0, *RING)
+AREA: Final[tuple[int, ...]] = (0, *RING)
 
 
 def pack(x: int, y: int) -> int:
