@@ -27,8 +27,9 @@ __all__ = ["STAGES", "main", "stage_seconds"]
 STAGES: dict[str, tuple[str, str]] = {
     "iteration (Algorithm.step)": ("rllib/algorithms/algorithm.py", "step"),
     "sampling (synchronous_parallel_sample)": ("rllib/execution/rollout_ops.py", "synchronous_parallel_sample"),
-    "  the module's forward (forward_exploration)": ("core/rl_module/torch/torch_rl_module.py", "forward_exploration"),
-    "  RLlib draws the actions (GetActions)": ("connectors/module_to_env/get_actions.py", "__call__"),
+    "  the module's forward (forward_exploration)": ("core/rl_module/rl_module.py", "forward_exploration"),
+    "  the connectors: observations in, actions drawn and out": ("training/rllib/connectors.py", "__call__"),
+    "  the envs' steps (EnvRunner._try_env_step)": ("rllib/env/env_runner.py", "_try_env_step"),
     "learner connector: episodes → train batch (incl. GAE)": ("rllib/core/learner/learner.py",
                                                              "_make_batch_if_necessary"),
     "  the value pass for GAE": ("connectors/learner/general_advantage_estimation.py", "__call__"),
