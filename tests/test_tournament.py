@@ -144,3 +144,64 @@ def test_sprt_stops_a_lopsided_match_early_and_the_verdict_stands_on_resume(
     assert len(games) == 2 * state.pairs < 80  # stopped on a completed pair, long before the schedule's end
     again = run(settings, tmp_path, resume=True, progress=False)
     assert again == state and len(load_games(tmp_path)) == len(games)
+
+
+def _scrambled(chunk: int):  # type: ignore[no-untyped-def]
+    """A back-end whose games finish out of schedule order: each run of ``chunk`` fixtures played,
+    then yielded last first (as games of unequal length finish on several workers)."""
+    from training.arena.backends import inline
+
+    def backend(config, fixtures, workers=None):  # type: ignore[no-untyped-def]
+        for start in range(0, len(fixtures), chunk):
+            yield from reversed(list(inline(config, fixtures[start:start + chunk])))
+    return backend
+
+
+def test_the_sprt_decides_on_pairs_in_schedule_order_whatever_order_games_finish_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents import spec
+    from training.arena.tournament import sprt_games
+
+    monkeypatch.setitem(spec._REGISTRY, "lastlegal", lambda seed: LastLegal())
+    settings = Settings(agents=("random", "lastlegal"), seeds=40, config=BASE_2P, sprt=(0.0, 50.0, 0.05, 0.05))
+    in_order = run(settings, tmp_path / "in_order", progress=False)
+    in_order_games = load_games(tmp_path / "in_order")
+    assert in_order is not None and in_order.decision == "H1"
+    for chunk in (3, 6):
+        out = tmp_path / f"scrambled{chunk}"
+        state = run(settings, out, progress=False, backend=_scrambled(chunk))
+        assert state == in_order  # the same decision after the same pairs
+        games = load_games(out)
+        counted = sprt_games(settings, games, state)
+        assert len(games) > len(counted) == 2 * state.pairs  # games past the deciding pair were finished too
+        assert sorted(g["index"] for g in counted) == sorted(g["index"] for g in in_order_games)
+        assert run(settings, out, resume=True, progress=False) == state
+
+
+def test_pairs_that_finish_early_wait_for_the_pairs_scheduled_before_them() -> None:
+    """The candidate loses the first five tile orders (both seats) and wins every later one. Finished
+    in reverse, the wins arrive first: counted as they came, they would accept H1 before any loss
+    was seen. Counted in schedule order, nothing counts until the first pair is in, and the test
+    decides after the same pairs, with the same log-likelihood ratio, as when the games finish in order."""
+    from training.arena.tournament import _OrderedSprt
+
+    settings = Settings(agents=("a", "b"), seeds=30, config=BASE_2P, sprt=(0.0, 100.0, 0.05, 0.05))
+    fixtures = settings.fixtures()
+
+    def result(f):  # type: ignore[no-untyped-def]
+        wins = f.group >= 5
+        return f.group, f.seats, [0 if (seat == "a") == wins else 1 for seat in f.seats]
+
+    in_order = _OrderedSprt(settings, fixtures)
+    decided_at = next(i for i, f in enumerate(fixtures) if in_order.add(*result(f)))
+    assert in_order.state.decision == "H1" and in_order.state.pairs == decided_at // 2 + 1 > 5
+
+    reverse = _OrderedSprt(settings, fixtures)
+    first_pair = {f.index for f in fixtures if f.group == 0}
+    for f in reversed(fixtures):
+        decided = reverse.add(*result(f))
+        assert decided == (f.index in first_pair and len(reverse.pair_scores[0]) == 2)
+        if decided:
+            break
+    assert reverse.state == in_order.state

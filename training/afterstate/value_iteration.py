@@ -405,12 +405,14 @@ def _self_play(s: Settings, g: int, spec: str, out: Path, workers: int) -> None:
 def _tournament(s: Settings, out: Path, agents: tuple[str, ...], mode: str, seeds: int, first_seed: int,
                 workers: int, sprt: tuple[float, float, float, float] | None = None) -> tuple[list[dict[str, Any]],
                                                                                          str | None]:
-    """Play (or resume) a tournament into ``out``; its games and the SPRT decision."""
+    """Play (or resume) a tournament into ``out``; the games the SPRT decision stands on (every game
+    without a decision) and the decision."""
     settings = tournament.Settings(agents=agents, mode=mode, seeds=seeds, first_seed=first_seed,
                                    config=s.game_config().to_dict(), sprt=sprt)
     state = tournament.run(settings, out, workers, resume=True, progress=s.progress,
                            backend=make_backend(s.backend, s.address or None))
-    return tournament.load_games(out), state.decision if state is not None else None
+    games = tournament.sprt_games(settings, tournament.load_games(out), state)
+    return games, state.decision if state is not None else None
 
 
 def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, dict[str, float]]:

@@ -60,6 +60,7 @@ __all__ = [
     "played_by",
     "run",
     "single_threaded",
+    "sprt_games",
     "verify_game",
 ]
 
@@ -474,15 +475,12 @@ def _run(settings: Settings, out: Path, workers: int | None, progress: bool, bac
     fixtures = settings.fixtures()
     finished = {g["index"] for g in games}
     todo = [f for f in fixtures if f.index not in finished]
-    candidate = settings.agents[0]
-    pair_scores: dict[int, list[float]] = {}
-    penta = [0] * 5
-    if settings.sprt:  # a 2-agent match: every game is the candidate's
+    test = _OrderedSprt(settings, fixtures) if settings.sprt else None
+    if test is not None:
         for g in games:
-            _count_pair(pair_scores, penta, g["group"], g["seats"], g["ranks"], candidate)
-    state = sprt(penta, *settings.sprt) if settings.sprt else None
-    if state is not None and state.decision:
-        return state
+            test.add(g["group"], g["seats"], g["ranks"])
+        if test.state.decision:
+            return test.state
     with (out / GAMES_FILE).open("a") as sink:
         stream = play_fixtures(settings.game_config, todo, workers, progress, len(finished), backend,
                                on_error=on_error, move_time_limit=settings.move_time_limit)
@@ -490,25 +488,55 @@ def _run(settings: Settings, out: Path, workers: int | None, progress: bool, bac
             line = {"index": f.index, "group": f.group, **result.to_dict()}
             sink.write(dumps(line, separators=(",", ":")) + "\n")
             sink.flush()
-            if settings.sprt and _count_pair(pair_scores, penta, f.group, result.seats, result.ranks, candidate):
-                state = sprt(penta, *settings.sprt)
-                if state.decision:
-                    stream.close()
-                    break
-    return state
+            if test is not None and test.add(f.group, result.seats, result.ranks):
+                stream.close()
+                break
+    return test.state if test is not None else None
 
 
-def _count_pair(
-    pair_scores: dict[int, list[float]], penta: list[int], group: int, seats: Sequence[str], ranks: Sequence[int],
-    candidate: str,
-) -> bool:
-    """Add the candidate's game result (from the ranks: a forfeit ranks last) to its pair; True when
-    that completes a seat-swapped pair."""
+class _OrderedSprt:
+    """The SPRT of a 2-agent match over its seat-swapped pairs *in schedule order*: a pair counts
+    once every pair before it has, so the decision, and the pair it comes at, are the same however
+    many workers play and in whatever order their games finish (or across a resume). Games that
+    finished beyond the deciding pair stay in the games file; :func:`sprt_games` leaves them out."""
+
+    def __init__(self, settings: Settings, fixtures: Sequence[Fixture]) -> None:
+        assert settings.sprt is not None
+        self.bounds = settings.sprt
+        self.candidate = settings.agents[0]
+        self.order = list(dict.fromkeys(f.group for f in fixtures))
+        self.next = 0
+        self.pair_scores: dict[int, list[float]] = {}
+        self.penta = [0] * 5
+        self.state = sprt(self.penta, *self.bounds)
+
+    def add(self, group: int, seats: Sequence[str], ranks: Sequence[int]) -> bool:
+        """Count a finished game; True once the test has decided."""
+        _score_game(self.pair_scores, group, seats, ranks, self.candidate)
+        while not self.state.decision and self.next < len(self.order):
+            pair = self.pair_scores.get(self.order[self.next], [])
+            if len(pair) < 2:
+                break
+            self.penta[round(2 * sum(pair))] += 1
+            self.next += 1
+            self.state = sprt(self.penta, *self.bounds)
+        return self.state.decision is not None
+
+
+def sprt_games(settings: Settings, games: Sequence[dict[str, Any]], state: Sprt | None) -> list[dict[str, Any]]:
+    """The games an SPRT decision stands on: those of its first ``state.pairs`` groups in schedule
+    order (every game when the test has not decided, or none was asked). What a gate reads, so that
+    its figures do not depend on which games the workers had finished when the test decided."""
+    if state is None or not state.decision:
+        return list(games)
+    counted = set(list(dict.fromkeys(f.group for f in settings.fixtures()))[:state.pairs])
+    return [g for g in games if g["group"] in counted]
+
+
+def _score_game(
+    pair_scores: dict[int, list[float]], group: int, seats: Sequence[str], ranks: Sequence[int], candidate: str,
+) -> None:
+    """Add the candidate's game result (from the ranks: a forfeit ranks last) to its pair."""
     mine = ranks[list(seats).index(candidate)]
     other = min(r for seat, r in zip(seats, ranks, strict=True) if seat != candidate)
-    pair = pair_scores.setdefault(group, [])
-    pair.append(1.0 if mine < other else 0.5 if mine == other else 0.0)
-    if len(pair) == 2:
-        penta[round(2 * sum(pair))] += 1
-        return True
-    return False
+    pair_scores.setdefault(group, []).append(1.0 if mine < other else 0.5 if mine == other else 0.0)
