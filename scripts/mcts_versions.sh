@@ -10,7 +10,7 @@
 #     divided by 600 simulations (a mid-game position's set-up, ~2 % of its searches, included);
 #   * timed: ROUNDS rounds (default 8) alternating the two versions of `python -m agents.bench mcts
 #     --clock cpu --sims 1000 --positions 8`; each version's median and the ratio's median (range).
-# Usage, from the repository root with .venv set up: bash scripts/mcts_versions.sh [REV]  (~8 minutes)
+# Usage, from the repository root with .venv set up: bash scripts/mcts_versions.sh [REV]  (~3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -21,8 +21,8 @@ options="rollout_turns=0,value=linear"
 . .venv/bin/activate
 tree=$(mktemp -d)
 log=$(mktemp)
+git worktree add -q --detach "$tree" "$rev" || { rm -rf "$tree" "$log"; exit 1; }
 trap 'git -C "$root" worktree remove --force "$tree"; rm -f "$log"' EXIT
-git worktree add -q --detach "$tree" "$rev"
 sed -e 's/^from carcassonne_env.engine import COMPILED, /COMPILED = False\nfrom carcassonne_env.engine import /' \
   -e 's/^from .compiled_search import COMPILED as SEARCH_COMPILED$/SEARCH_COMPILED = False/' \
   agents/bench.py > "$tree/agents/bench_speed.py"

@@ -74,3 +74,10 @@ def test_the_largest_window_holds_any_board_with_its_frontier() -> None:
     env = raw_env(window=MAX_WINDOW)
     env.reset(seed=0)
     assert env.action_space("player_0").n == 17 * MAX_WINDOW**2 + 15
+
+
+@pytest.mark.parametrize("data", [[7, np.int64(0), 0, 0], np.array([7, 0, 0, 0]), (np.int8(7), 0, np.uint16(0), 0)])
+def test_an_action_of_numpy_integers_is_the_action_of_those_ints(data: Any) -> None:
+    from carcassonne_env.engine.actions import PASS, Action
+
+    assert Action.coerce(data) == PASS and type(Action.coerce(data).x) is int

@@ -62,3 +62,9 @@ def test_a_random_playout_is_the_randrange_loop_move_for_move(
         expected = _reference_game(config, seed, rng_class(seed))
         assert list(game.history) == expected
         assert decisions == len(expected)
+
+
+def test_an_empty_range_is_randranges_error_not_a_hang() -> None:
+    rng = random.Random(0)
+    with pytest.raises(ValueError, match="empty range"):
+        _randrange(rng, _bits_of(rng), 0)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, SupportsIndex, cast
 
 __all__ = [
     "TOWER_TOP_SLOT",
@@ -108,8 +108,8 @@ class Action(NamedTuple):
     def coerce(cls, data: Sequence[int]) -> Action:
         """The canonical Action for any (kind, x, y, arg) sequence of integers (e.g. a JSON list
         or numpy ints). Floats, strings and unknown kinds raise IllegalActionError."""
-        try:
-            kind, x, y, arg = data
+        try:  # read as SupportsIndex, not int: compiled, an int-typed unpacking refuses numpy ints
+            kind, x, y, arg = cast("Sequence[SupportsIndex]", data)
             return cls(ActionKind(operator.index(kind)), operator.index(x), operator.index(y), operator.index(arg))
         except (TypeError, ValueError):
             raise IllegalActionError(f"malformed action {data!r}: expected (kind, x, y, arg) integers") from None

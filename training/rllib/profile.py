@@ -5,8 +5,9 @@
 Takes the flags of ``carcassonne train rllib`` (:class:`~training.rllib.selfplay.Settings`; evaluation,
 checkpoints and ``--out`` are not used). With ``--env-runners 0`` the driver samples too, so every
 stage of an iteration runs in the profiled process; with runners, sampling shows as the driver's wait.
-Prints, per stage, the seconds spent in it over the iterations (cumulative time of the RLlib function
-that is the stage, :data:`STAGES`; indented stages are parts of the one above) and its share of the
+Prints, per stage, the seconds spent in it over the iterations (cumulative time of the function
+that is the stage, :data:`STAGES`: RLlib's, or this project's connectors; indented stages are parts
+of the one above) and its share of the
 iterations' time. The profiler's own overhead inflates stages with many small calls.
 """
 
@@ -22,8 +23,9 @@ from training.rllib.selfplay import Settings, build_config, object_store_bytes
 
 __all__ = ["STAGES", "main", "stage_seconds"]
 
-#: Stage → (a fragment of its function's file path, the function's name). RLlib's functions, so that
-#: the same stages are measured whatever the module does.
+#: Stage → (a fragment of its function's file path, the function's name): RLlib's functions, so that
+#: the same stages are measured whatever the module does, and this project's two connectors (their
+#: ``__call__``, summed; neither calls the other).
 STAGES: dict[str, tuple[str, str]] = {
     "iteration (Algorithm.step)": ("rllib/algorithms/algorithm.py", "step"),
     "sampling (synchronous_parallel_sample)": ("rllib/execution/rollout_ops.py", "synchronous_parallel_sample"),
