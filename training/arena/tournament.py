@@ -504,7 +504,7 @@ class _OrderedSprt:
         assert settings.sprt is not None
         self.bounds = settings.sprt
         self.candidate = settings.agents[0]
-        self.order = list(dict.fromkeys(f.group for f in fixtures))
+        self.order = _group_order(fixtures)
         self.next = 0
         self.pair_scores: dict[int, list[float]] = {}
         self.penta = [0] * 5
@@ -529,8 +529,13 @@ def sprt_games(settings: Settings, games: Sequence[dict[str, Any]], state: Sprt 
     its figures do not depend on which games the workers had finished when the test decided."""
     if state is None or not state.decision:
         return list(games)
-    counted = set(list(dict.fromkeys(f.group for f in settings.fixtures()))[:state.pairs])
+    counted = set(_group_order(settings.fixtures())[:state.pairs])
     return [g for g in games if g["group"] in counted]
+
+
+def _group_order(fixtures: Sequence[Fixture]) -> list[int]:
+    """The schedule's groups (seat-swapped pairs in a 2-player match) in the order they are played."""
+    return list(dict.fromkeys(f.group for f in fixtures))
 
 
 def _score_game(
