@@ -12,6 +12,9 @@
 #       before/after: ROUNDS rounds of SB3, RLlib (2 EnvRunners, no KL) on this checkout and RLlib on
 #       git revision REV (checked out and its compiled core built in a scratch worktree,
 #       scripts/built_revision.sh: ~3 minutes), alternating, then SB3 once more.
+#   ROUNDS=N bash scripts/bench_rllib_vs_sb3.sh
+#       the target's figure on a machine whose speed drifts: N rounds of SB3 then RLlib (2 EnvRunners,
+#       no KL), and the ratio RLlib / SB3 within each round, with their median (~80 s a round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -21,7 +24,10 @@ out=$here/runs/bench_rllib
 iterations=${ITERATIONS:-8}
 rm -rf "$out" && mkdir -p "$out"
 sb3() {  # LABEL
-  echo "SB3 MaskablePPO, $1: $(python -m training.sb3.bench_train --iterations "$iterations" --threads 2 2>&1 | grep median)"
+  local line
+  line=$(python -m training.sb3.bench_train --iterations "$iterations" --threads 2 2>&1 | grep median)
+  echo "SB3 MaskablePPO, $1: $line"
+  echo "sb3 $(echo "$line" | awk '{print $2}')" >> "$out/medians.txt"
 }
 rllib() {  # NAME CHECKOUT RUNNERS EXTRA-FLAGS...
   local name=$1 checkout=$2 runners=$3
@@ -29,13 +35,16 @@ rllib() {  # NAME CHECKOUT RUNNERS EXTRA-FLAGS...
   (cd "$checkout" && PYTHONPATH=$checkout python -m training.cli train rllib --num-cpus 2 --env-runners "$runners" \
     --envs-per-runner 2 --train-batch 1024 --minibatch 256 --epochs 4 --iterations "$iterations" --eval-every 0 \
     --checkpoint-every 0 --threads 2 --out "$out/$name" "$@" > "$out/$name.log" 2>&1)
-  python - "$out/$name/progress.jsonl" "$name" "$runners" <<'PY'
+  python - "$out/$name/progress.jsonl" "$name" "$runners" "$out/medians.txt" <<'PY'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 later = rows[1:]
-print(f"RLlib {sys.argv[2]} ({sys.argv[3]} EnvRunner(s)): median {statistics.median(r['env_steps_per_s'] for r in later):.1f} "
+median = statistics.median(r['env_steps_per_s'] for r in later)
+print(f"RLlib {sys.argv[2]} ({sys.argv[3]} EnvRunner(s)): median {median:.1f} "
       f"env steps/s over iterations 2-{len(rows)}, {sum(r['seconds'] for r in later):.1f} s in all "
       f"(each: {', '.join(str(round(r['env_steps_per_s'])) for r in rows)})")
+with open(sys.argv[4], "a") as medians:
+    medians.write(f"rllib {median:.1f}\n")
 PY
 }
 if [[ -n "${BASELINE:-}" ]]; then
@@ -48,6 +57,23 @@ if [[ -n "${BASELINE:-}" ]]; then
     rllib "baseline-$round" "$revision_tree" 2 --kl-coeff 0
   done
   sb3 "again"
+  exit 0
+fi
+if [[ -n "${ROUNDS:-}" ]]; then
+  for round in $(seq "$ROUNDS"); do
+    sb3 "round $round"
+    rllib "round-$round" "$here" 2 --kl-coeff 0
+  done
+  python - "$out/medians.txt" <<'PY'
+import statistics, sys
+values = [line.split() for line in open(sys.argv[1])]
+sb3 = [float(v) for k, v in values if k == "sb3"]
+rllib = [float(v) for k, v in values if k == "rllib"]
+ratios = [r / s for r, s in zip(rllib, sb3)]
+print(f"RLlib / SB3 within each round: {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}, "
+      f"range {min(ratios):.2f}-{max(ratios):.2f}; medians of the rounds: RLlib {statistics.median(rllib):.1f}, "
+      f"SB3 {statistics.median(sb3):.1f} env steps/s")
+PY
   exit 0
 fi
 sb3 "first"
