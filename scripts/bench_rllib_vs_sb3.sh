@@ -2,8 +2,8 @@
 # Issue 22's throughput comparison in one run on one machine: whole training iterations of the SB3
 # trainer and of the RLlib trainer (2 envs per EnvRunner, 1,024 env steps, minibatch 256, 4 epochs;
 # 2 torch threads in each learner, 1 in each EnvRunner). Run it on a quiet machine; needs
-# `bash scripts/setup.sh dev,train,ray`. ITERATIONS=N (default 8: one iteration is RLlib's warm-up,
-# so medians are over iterations 2..N). Out: runs/bench_rllib/ (progress.jsonl per RLlib run).
+# `bash scripts/setup.sh dev,train,ray`. ITERATIONS=N (default 8: the first iteration of each run is a
+# warm-up, so both trainers' medians are over iterations 2..N). Out: runs/bench_rllib/ (progress.jsonl per RLlib run).
 #
 #   bash scripts/bench_rllib_vs_sb3.sh
 #       SB3; RLlib with 1 and 2 EnvRunners and no KL penalty (SB3's algorithm: --kl-coeff 0); with
@@ -14,7 +14,8 @@
 #       scripts/built_revision.sh: ~3 minutes), alternating, then SB3 once more.
 #   ROUNDS=N bash scripts/bench_rllib_vs_sb3.sh
 #       the target's figure on a machine whose speed drifts: N rounds of SB3 then RLlib (2 EnvRunners,
-#       no KL), and the ratio RLlib / SB3 within each round, with their median (~80 s a round).
+#       no KL), the ratio RLlib / SB3 within each round, their median and their geometric mean with a
+#       95 % t interval over the rounds (~65 s a round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -22,12 +23,24 @@ cd "$(dirname "$0")/.."
 here=$PWD
 out=$here/runs/bench_rllib
 iterations=${ITERATIONS:-8}
+if ! [[ "$iterations" =~ ^[0-9]+$ ]] || (( iterations < 2 )); then
+  echo "ITERATIONS=$iterations: need a whole number >= 2 (iteration 1 is a warm-up, left out of the medians)" >&2; exit 2
+fi
+if [[ -n "${ROUNDS:-}" ]] && { ! [[ "$ROUNDS" =~ ^[0-9]+$ ]] || (( ROUNDS < 1 )); }; then
+  echo "ROUNDS=$ROUNDS: need a whole number >= 1" >&2; exit 2
+fi
 rm -rf "$out" && mkdir -p "$out"
 sb3() {  # LABEL
-  local line
-  line=$(python -m training.sb3.bench_train --iterations "$iterations" --threads 2 2>&1 | grep median)
-  echo "SB3 MaskablePPO, $1: $line"
-  echo "sb3 $(echo "$line" | awk '{print $2}')" >> "$out/medians.txt"
+  python -m training.sb3.bench_train --iterations "$iterations" --threads 2 > "$out/sb3.log" 2>&1
+  python - "$out/sb3.log" "$1" "$out/medians.txt" <<'PY'
+import re, statistics, sys
+rates = [float(m.group(1)) for m in re.finditer(r"^iteration +\d+: +([\d.]+) env steps/s", open(sys.argv[1]).read(), re.M)]
+later = rates[1:]  # iteration 1 is a warm-up, as for RLlib below
+print(f"SB3 MaskablePPO, {sys.argv[2]}: median {statistics.median(later):.1f} env steps/s over iterations 2-{len(rates)} "
+      f"(each: {', '.join(str(round(r)) for r in rates)})")
+with open(sys.argv[3], "a") as medians:
+    medians.write(f"sb3 {statistics.median(later):.1f}\n")
+PY
 }
 rllib() {  # NAME CHECKOUT RUNNERS EXTRA-FLAGS...
   local name=$1 checkout=$2 runners=$3
@@ -65,14 +78,21 @@ if [[ -n "${ROUNDS:-}" ]]; then
     rllib "round-$round" "$here" 2 --kl-coeff 0
   done
   python - "$out/medians.txt" <<'PY'
-import statistics, sys
+import math, statistics, sys
+from scipy import stats
 values = [line.split() for line in open(sys.argv[1])]
 sb3 = [float(v) for k, v in values if k == "sb3"]
 rllib = [float(v) for k, v in values if k == "rllib"]
 ratios = [r / s for r, s in zip(rllib, sb3)]
+logs = [math.log(x) for x in ratios]
 print(f"RLlib / SB3 within each round: {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}, "
-      f"range {min(ratios):.2f}-{max(ratios):.2f}; medians of the rounds: RLlib {statistics.median(rllib):.1f}, "
-      f"SB3 {statistics.median(sb3):.1f} env steps/s")
+      f"range {min(ratios):.2f}-{max(ratios):.2f}, {sum(x > 1 for x in ratios)} of {len(ratios)} above 1; "
+      f"medians of the rounds: RLlib {statistics.median(rllib):.1f}, SB3 {statistics.median(sb3):.1f} env steps/s")
+if len(logs) > 1:
+    half = stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    mean = statistics.fmean(logs)
+    print(f"geometric mean of the ratios {math.exp(mean):.3f}, 95 % t interval over the rounds "
+          f"[{math.exp(mean - half):.3f}, {math.exp(mean + half):.3f}]")
 PY
   exit 0
 fi
