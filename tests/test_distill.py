@@ -145,7 +145,8 @@ def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest
 def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(batch: int) -> None:
     """``_batch`` takes the values from ``legal_logits`` (crops that also hold every legal cell):
     every legal cell is on or next to a tile, inside the tiles grown by the margin, so the crops, and
-    the values, are those of ``predict_values`` exactly."""
+    the values, are those of ``predict_values`` exactly; and from the stored uint8 planes they are
+    those of the float ones."""
     import torch
 
     towers = {"players": 2, "expansions": ("tower", "black_tower", "watchtowers")}
@@ -153,10 +154,15 @@ def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(b
     data = pd.collect_round(towers, 80, seed=4, teacher="greedy")
     policy = pd._student(s).policy
     idx = np.arange(batch)
-    obs = {k: torch.as_tensor(v).float() for k, v in data.observations(idx).items()}
+    stored = {k: torch.as_tensor(v) for k, v in data.observations(idx).items()}
+    obs = {k: v.float() for k, v in stored.items()}
     with torch.no_grad():
-        _, values = policy.legal_logits(obs, data.masks(idx))
+        logits, values = policy.legal_logits(obs, data.masks(idx))
         assert torch.equal(values, policy.predict_values(obs))
+        # the fit's input, the integer planes as stored, gives the network the same numbers
+        assert stored["board"].dtype == torch.uint8
+        from_stored = policy.legal_logits(stored, data.masks(idx))
+        assert all(torch.equal(a, b) for a, b in zip((*logits, values), (*from_stored[0], from_stored[1]), strict=True))
         loss, _, _, value_loss = pd._batch(policy, data, idx, 0.5)
         expected = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(),
                                                 torch.as_tensor(data.outcomes[idx]))
@@ -175,7 +181,7 @@ def test_observations_kept_on_the_device_give_the_fit_the_same_batches() -> None
     on_device = pd.DeviceObservations(data, "cpu")
     small = pd.DeviceObservations(data, "cpu", threads=3, chunk=7)  # chunks that end mid-sample-range
     idx = np.asarray([59, 3, 17, 0, 42, 8])
-    expected = {k: torch.as_tensor(v).float() for k, v in data.observations(idx).items()}
+    expected = {k: torch.as_tensor(v) for k, v in data.observations(idx).items()}
     for store in (on_device, small):
         got = store(idx)
         assert got.keys() == expected.keys() and all(torch.equal(got[k], expected[k]) for k in expected)
