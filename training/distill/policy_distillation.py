@@ -254,7 +254,7 @@ class Samples:
 
     def observations(self, idx: npt.NDArray[np.intp]) -> dict[str, npt.NDArray[Any]]:
         """The observations of samples ``idx``, one array per key in its stored dtype: each sample is
-        decompressed straight into its row (no per-sample arrays to stack: half the time of a batch)."""
+        decompressed straight into its row (no per-sample arrays to stack: half the decompression's time)."""
         out: dict[str, npt.NDArray[Any]] = {}
         for key, blob in self.blobs.items():
             batch = np.empty((len(idx), *self.shapes[key]), dtype=self.dtypes[key])
