@@ -248,10 +248,6 @@ class Samples:
                                            self.phases, self.rounds]
         return int(sum(a.nbytes for a in arrays))
 
-    def observation(self, key: str, i: int) -> npt.NDArray[Any]:
-        raw = zlib.decompress(self.blobs[key][self.starts[key][i]:self.starts[key][i + 1]].tobytes())
-        return np.frombuffer(raw, dtype=self.dtypes[key]).reshape(self.shapes[key])
-
     def observations(self, idx: npt.NDArray[np.intp]) -> dict[str, npt.NDArray[Any]]:
         """The observations of samples ``idx``, one array per key in its stored dtype: each sample is
         decompressed straight into its row (no per-sample arrays to stack: half the decompression's time)."""
