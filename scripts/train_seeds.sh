@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A shipped agent's recipe (README "Training") for several seeds, each followed by its 400-game
 # check on the tile orders of the shipped agent's own check, so the spread over seeds can be read:
-#   distill      the distillation of ppo:distilled (rounds 0-5), checked against greedy
-#                (about 4.6 hours on 2 CPU cores a seed, 0.4 on one H200 with 7 CPU workers)
+#   distill      the distillation of ppo:distilled (rounds 0-7), checked against greedy
+#                (about 4.5 hours on 2 CPU cores a seed; 6 rounds took 0.4 on one H200 with 7 CPU workers)
 #   afterstate   the afterstate trainer of afterstate:pretrained (seed 1; two generations from plain greedy),
 #                checked against greedy:value=linear (about 2 hours on 2 CPU cores a seed)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
@@ -32,7 +32,7 @@ for seed in "${seeds[@]}"; do
   echo "== $recipe, seed $seed: $out ${resume[*]}"
   if [[ $recipe == distill ]]; then
     # ppo:distilled's teacher: seed 0's afterstate network (afterstate:pretrained until 2026-11-26).
-    carcassonne train distill full --out "$out" --seed "$seed" --rounds 6 --decisions 40000 --epochs 5 \
+    carcassonne train distill full --out "$out" --seed "$seed" --rounds 8 --decisions 40000 --epochs 5 \
       --eval-seeds 50 --select-by loss --teacher afterstate:docs/results/afterstate_seed0_gen2.npz,fast=1 \
       --no-progress "${resume[@]}" "$@"
     # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards).

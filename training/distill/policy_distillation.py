@@ -661,7 +661,8 @@ def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> 
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training hours (wall)")
     ax.set_ylabel("win share of the student (95 % Wilson interval)")
-    ax.set_title("Policy distillation (DAgger): each round's student against fixed anchors", fontsize=10)
+    ax.set_title("Policy distillation (DAgger): each round's student against fixed anchors", fontsize=10,
+                 pad=14)  # above the round labels of the top curve
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
