@@ -1,11 +1,9 @@
 """The distillation recipe on several seeds, in one picture: each round's student against greedy
 (100 games a round, from each run's ``history.json``) and each run's 400-game check (its
-``check/summary.json``, written by ``scripts/train_seeds.sh distill``).
+``check/summary.json``, written by ``scripts/train_seeds.sh distill``). A run folder is a run's
+output directory or its copy in ``docs/results`` (the same three files):
 
-    python scripts/plot_distill_seeds.py OUT.png runs/distill_seed1 runs/distill_seed2
-
-Seed 0 (``ppo:distilled``) is drawn from the figures the README publishes for it (its per-round
-table and its 400-game check): its run folder is not part of the repository.
+    python scripts/plot_distill_seeds.py OUT.png docs/results/distill_seed0_8rounds runs/distill_seed[12]
 """
 
 from __future__ import annotations
@@ -21,9 +19,6 @@ import matplotlib.pyplot as plt
 
 from training.arena.ratings import wilson
 
-#: README "Training", distillation: seed 0's wins of 100 against greedy by round, and its check.
-SEED_0 = ("seed 0 (ppo:distilled; cpu, 2 cores, 4.61 h)", [22, 39, 48, 57, 58, 70], (221, 5, 174))
-
 
 def _run(folder: Path) -> tuple[str, list[int], tuple[int, int, int]]:
     history = sorted(json.loads((folder / "history.json").read_text()), key=lambda r: r["round"])
@@ -36,8 +31,10 @@ def _run(folder: Path) -> tuple[str, list[int], tuple[int, int, int]]:
 
 
 def main(argv: list[str]) -> None:
+    if len(argv) < 2:
+        sys.exit("usage: python scripts/plot_distill_seeds.py OUT.png RUN_FOLDER [RUN_FOLDER ...]")
     out, folders = Path(argv[0]), [Path(a) for a in argv[1:]]
-    runs = [SEED_0, *(_run(f) for f in folders)]
+    runs = [_run(f) for f in folders]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for k, (name, wins, (w, d, lost)) in enumerate(runs):
         dx = 0.06 * (k - (len(runs) - 1) / 2)
