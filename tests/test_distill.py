@@ -322,6 +322,20 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     assert all(0 <= float(r["random_win_low"]) <= float(r["random_win"]) <= float(r["random_win_high"]) <= 1
                for r in rows)
     assert all(0 <= float(r["agreement"]) <= 1 for r in rows)
+    # A run kept without its samples (they are most of its bytes) plays them again, the same ones.
+    saved_samples = {j: dict(np.load(out / f"round_{j:03d}" / "samples.npz")) for j in (0, 1)}
+    for j in saved_samples:
+        (out / f"round_{j:03d}" / "samples.npz").unlink()
+    longer = run_cli(*TINY, "--out", str(out), "--rounds", "3", "--resume")
+    assert longer.returncode == 0, longer.stderr
+    assert "round 0: 150 decisions, the teacher in every seat" in longer.stdout
+    assert "round 1: 150 decisions, ppo:" in longer.stdout
+    for j, arrays in saved_samples.items():
+        with np.load(out / f"round_{j:03d}" / "samples.npz") as played_again:
+            assert sorted(played_again.files) == sorted(arrays)
+            for key, array in arrays.items():
+                np.testing.assert_array_equal(played_again[key], array, err_msg=f"round {j}: {key}")
+    assert [h["round"] for h in json.loads((out / "history.json").read_text())] == [0, 1, 2]
     agent = make_agent(f"ppo:{out / 'student.zip'}", seed=0)  # the student plays as a ppo: agent
     from carcassonne_env.engine import Game, GameConfig
 

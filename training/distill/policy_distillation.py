@@ -48,10 +48,12 @@ fit's device (:class:`DeviceObservations`): for a GPU with the memory, where dec
 minibatch on the host would otherwise pace the fit.
 
 ``state.json`` records each finished round (written atomically); ``--resume`` continues a killed or
-finished run from the last finished round up to ``--rounds`` (a round's samples, once saved, are
-reused; a fit killed mid-round continues after its last finished epoch (``round_NNN/fit_checkpoint.pt``,
-the same weights as a fit never killed); a fitted student is reused (``round_NNN/fit.json``); its rating
-resumes game by game).
+finished run from the last finished round up to ``--rounds``: a round's samples, once saved, are
+reused, and deleted ones are played again (the same samples: they depend on the seed and the
+previous round's ``student.zip`` only), so a run can be kept or moved without its samples (about
+150 MB a round of the full recipe); a fit killed mid-round continues after its last finished epoch
+(``round_NNN/fit_checkpoint.pt``, the same weights as a fit never killed); a fitted student is reused
+(``round_NNN/fit.json``); its rating resumes game by game.
 """
 
 from __future__ import annotations
@@ -434,6 +436,21 @@ def _collect(s: Settings, k: int, student: str, workers: int) -> Samples:
     return Samples.concatenate([parts[i] for i in range(chunks)])
 
 
+def _round_samples(s: Settings, out: Path, k: int, workers: int) -> Samples:
+    """Round ``k``'s samples from ``round_NNN/samples.npz``, or played and saved there when the file
+    is missing: a new round, or an old one whose samples were deleted (they depend only on the
+    seed and round ``k - 1``'s ``student.zip``, so the same samples are played again)."""
+    path = out / f"round_{k:03d}" / "samples.npz"
+    if path.exists():
+        return Samples.load(path)
+    student = f"ppo:{out / f'round_{k - 1:03d}' / 'student.zip'}" if k else ""
+    print(f"== round {k}: {s.decisions} decisions, " + (f"{student} on {s.student_share:.0%} of the seats, "
+          if student else "the teacher in every seat, ") + f"labelled by {s.teacher}", flush=True)
+    samples = _collect(s, k, student, workers)
+    samples.save(path)
+    return samples
+
+
 def heldout_games(games: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
     """Whether each game seed is held out (:data:`HOLDOUT` of them, by a multiplicative hash)."""
     return np.asarray([(int(g) * 2654435761) % 2**32 < HOLDOUT * 2**32 for g in games], dtype=bool)
@@ -695,18 +712,10 @@ def train(s: Settings) -> Path:
     while k < s.rounds:
         folder = out / f"round_{k:03d}"
         folder.mkdir(exist_ok=True)
-        student = f"ppo:{out / f'round_{k - 1:03d}' / 'student.zip'}" if k else ""
-        if (folder / "samples.npz").exists():
-            rounds[k] = Samples.load(folder / "samples.npz")
-        else:
-            print(f"== round {k}: {s.decisions} decisions, " + (f"{student} on {s.student_share:.0%} of the seats, "
-                  if student else "the teacher in every seat, ") + f"labelled by {s.teacher}", flush=True)
-            rounds[k] = _collect(s, k, student, workers)
-            rounds[k].save(folder / "samples.npz")
         first = max(0, k - s.window + 1) if s.window else 0
-        for j in range(first, k):
+        for j in range(first, k + 1):
             if j not in rounds:
-                rounds[j] = Samples.load(out / f"round_{j:03d}" / "samples.npz")
+                rounds[j] = _round_samples(s, out, j, workers)
         for j in [j for j in rounds if j < first]:
             del rounds[j]
         data = Samples.concatenate([rounds[j] for j in range(first, k + 1)])
