@@ -5,6 +5,7 @@ the command line (files, the curve, --resume)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from agents import GreedyAgent, make_agent
+from training.arena.anchors import rate_against_anchors
 from training.checks import SettingError
 from training.distill import policy_distillation as pd
 from training.sb3.imitation import labelled_games
@@ -272,6 +274,41 @@ def test_a_run_killed_before_its_first_round_ends_can_be_resumed(tmp_path: Path)
     assert state["round"] == 0 and state["settings"] == json.loads(json.dumps(asdict(s)))
     with pytest.raises(SettingError, match="--decisions 20000 \\(now 10\\)"):
         run_state(replace(s, resume=True, decisions=10), Path(s.out), pd._RESUMABLE, {})
+
+
+class Clock:
+    """A wall clock that moves an hour each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def time(self) -> float:
+        self.now += 3600.0
+        return self.now
+
+
+def test_a_run_killed_while_rating_keeps_the_hours_its_samples_and_fit_took(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed while round 0 is rated (its samples, fit and student on disk): the state keeps the
+    time that work took, and the resumed round's hours continue from it instead of from zero."""
+
+    def killed(*args: Any, **kwargs: Any) -> Any:
+        raise Killed
+
+    s = pd.Settings(out=str(tmp_path / "run"), teacher="greedy", rounds=1, decisions=60, channels=8, blocks=1,
+                    head_hidden=8, epochs=2, eval_seeds=1, anchors=("random",), workers=1, threads=1, progress=False)
+    monkeypatch.setattr(pd, "time", Clock())
+    monkeypatch.setattr(pd, "rate_against_anchors", killed)
+    with pytest.raises(Killed):
+        pd.train(s)
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    # Read at the start, after the samples, after each of the 2 epochs, after the student: 4 hours.
+    assert (state["round"], state["seconds"]) == (0, 4 * 3600.0)
+    monkeypatch.setattr(pd, "rate_against_anchors", rate_against_anchors)
+    pd.train(dataclasses.replace(s, resume=True))
+    # Resumed, the clock is read at the start, after loading the samples and when the rating ends: 2 more.
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert history[0]["hours"] == 4 + 2
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -546,14 +546,14 @@ def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings,
 
 
 def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, step: int = 0,
-        checkpoint: Path | None = None) -> dict[str, float]:
+        checkpoint: Path | None = None, on_saved: Callable[[], None] | None = None) -> dict[str, float]:
     """Train ``policy`` on ``data`` for ``s.epochs`` epochs, keep the epoch with the lowest held-out
     ``s.select_by`` (the first of equals); its figures (the training figures when no game is held out).
 
     With ``checkpoint``, the fit saves itself there after every epoch (weights, optimiser, the shuffle's
     random state, the best epoch so far; written atomically) and, when the file exists, continues from
     it: a fit killed after epoch *e* and run again ends with exactly the weights of one never killed.
-    The caller deletes the file once the round's student is saved."""
+    The caller deletes the file once the round's student is saved; ``on_saved`` is called after each save."""
     import torch
 
     rng = np.random.default_rng(seed)
@@ -603,6 +603,8 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
             torch.save({"policy": policy.state_dict(), "optimiser": optimiser.state_dict(),
                         "rng": rng.bit_generator.state, "best": best, "epochs_done": epoch + 1}, tmp)
             os.replace(tmp, checkpoint)
+            if on_saved is not None:
+                on_saved()
     policy.load_state_dict(best[1])
     policy.set_training_mode(False)
     return {**best[2], "train_samples": float(len(train_idx)), "heldout_samples": float(len(test_idx))}
@@ -704,6 +706,13 @@ def train(s: Settings) -> Path:
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
     started, base_seconds = time.time(), float(state["seconds"])
+
+    def save_clock() -> None:
+        """Work just reached the disk (samples, a fit epoch, a student): so do the seconds it took, and a
+        run killed later in the round resumes its clock from here, not from the last round's end."""
+        state["seconds"] = base_seconds + time.time() - started
+        write_json(out / "state.json", _json_safe(state))
+
     model = _student(s)
     rounds: dict[int, Samples] = {}
     k = int(state["round"])
@@ -716,6 +725,7 @@ def train(s: Settings) -> Path:
         for j in range(first, k + 1):
             if j not in rounds:
                 rounds[j] = _round_samples(s, out, j, workers)
+                save_clock()
         for j in [j for j in rounds if j < first]:
             del rounds[j]
         data = Samples.concatenate([rounds[j] for j in range(first, k + 1)])
@@ -728,12 +738,13 @@ def train(s: Settings) -> Path:
             model.policy.load_state_dict(load_policy(folder / "student.zip", s.device).state_dict())
         else:
             figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k,
-                          checkpoint=folder / "fit_checkpoint.pt")
+                          checkpoint=folder / "fit_checkpoint.pt", on_saved=save_clock)
             tmp = folder / "student.tmp.zip"
             model.save(tmp)
             os.replace(tmp, folder / "student.zip")
             write_json(folder / "fit.json", _json_safe(figures))
             (folder / "fit_checkpoint.pt").unlink()
+            save_clock()
         del data
         shutil.copyfile(folder / "student.zip", out / "student.tmp.zip")
         os.replace(out / "student.tmp.zip", out / "student.zip")
