@@ -707,10 +707,14 @@ def train(s: Settings) -> Path:
     log = SummaryWriter(str(out / "tensorboard"))
     started, base_seconds = time.time(), float(state["seconds"])
 
+    def elapsed() -> float:
+        """Seconds the run has worked: those saved before this process started, and its own."""
+        return base_seconds + time.time() - started
+
     def save_clock() -> None:
         """Work just reached the disk (samples, a fit epoch, a student): so do the seconds it took, and a
         run killed later in the round resumes its clock from here, not from the last round's end."""
-        state["seconds"] = base_seconds + time.time() - started
+        state["seconds"] = elapsed()
         write_json(out / "state.json", _json_safe(state))
 
     model = _student(s)
@@ -753,7 +757,7 @@ def train(s: Settings) -> Path:
         ratings, games = rate_against_anchors(spec, s.anchors, s.eval_seeds, 70_000_000 + 1_000 * s.seed,
                                               GameConfig(players=s.players, expansions=s.expansions),
                                               folder / "anchors", workers, s.progress)
-        hours = (base_seconds + time.time() - started) / 3600
+        hours = elapsed() / 3600
         entry: dict[str, Any] = {"round": k, "hours": hours, "samples": size, "round_samples": len(rounds[k]),
                                  "student_seat_samples": student_seats, "bytes_per_sample": memory / size,
                                  "memory_bytes": memory, **figures, "ms_per_decision": ms_per_decision(games, spec),
@@ -770,7 +774,7 @@ def train(s: Settings) -> Path:
                   f"score {r['score']:.3f}  Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
         print(f"   {entry['ms_per_decision']:.1f} ms per decision", flush=True)
         k += 1
-        state.update(history=history, round=k, seconds=base_seconds + time.time() - started, settings=asdict(s))
+        state.update(history=history, round=k, seconds=elapsed(), settings=asdict(s))
         write_json(out / "history.json", _json_safe(history))
         _write_curve(history, s.anchors, out)
         write_json(out / "state.json", _json_safe(state))
