@@ -1,4 +1,4 @@
-"""The summary of ``scripts/bench_speed_versions.sh``: per figure, each version's median over the
+"""The summary of ``scripts/maintainer/bench_speed_versions.sh``: per figure, each version's median over the
 rounds and the ratio of the compiled core to the old code, as the median and range of the
 per-round ratios (each round runs the versions back to back, so a round's ratio sees one state of
 a noisy machine). Reads the script's output: ``python -m agents.bench_versions LOG``."""
@@ -48,6 +48,7 @@ def summary(runs: dict[str, dict[tuple[str, str], list[float]]]) -> list[str]:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m agents.bench_versions LOG (the output of scripts/bench_speed_versions.sh)")
+        sys.exit("usage: python -m agents.bench_versions LOG"
+                 " (the output of scripts/maintainer/bench_speed_versions.sh)")
     with open(sys.argv[1]) as log:
         print("\n".join(summary(parse(log.read().splitlines()))))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A shipped agent's recipe (README "Training") for several seeds, each followed by its 400-game
+# A shipped agent's recipe (docs/training.md; figures in docs/experiments/) for several seeds, each followed by its 400-game
 # check on the tile orders of the shipped agent's own check, so the spread over seeds can be read:
 #   distill      the distillation of ppo:distilled (rounds 0-7), checked against greedy
 #                (about 4.5 hours on 2 CPU cores a seed; 6 rounds took 0.4 on one H200 with 7 CPU workers)
@@ -33,13 +33,13 @@ for seed in "${seeds[@]}"; do
   if [[ $recipe == distill ]]; then
     # ppo:distilled's teacher: seed 0's afterstate network (afterstate:pretrained until 2026-11-26).
     carcassonne train distill full --out "$out" --seed "$seed" --rounds 8 --decisions 40000 --epochs 5 \
-      --eval-seeds 50 --select-by loss --teacher afterstate:docs/results/afterstate_seed0_gen2.npz,fast=1 \
+      --eval-seeds 50 --select-by loss --teacher afterstate:agents/pretrained/afterstate_seed0_gen2.npz,fast=1 \
       --no-progress "${resume[@]}" "$@"
     # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards).
-    match=("ppo:$out/student.zip" greedy --first-seed 7100000)
+    match=("ppo:$out/student.zip" greedy --seed 7100000)
   else
     carcassonne train afterstate full --out "$out" --seed "$seed" --generations 2 --no-progress "${resume[@]}" "$@"
-    match=("$(cat "$out/best.spec")" greedy:value=linear --first-seed 6100000)
+    match=("$(cat "$out/best.spec")" greedy:value=linear --seed 6100000)
   fi
   [[ -f "$out/check/summary.json" ]] && continue
   check=()

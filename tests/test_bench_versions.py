@@ -1,4 +1,4 @@
-"""The summary of ``scripts/bench_speed_versions.sh`` (``agents/bench_versions.py``), on a log made
+"""The summary of ``scripts/maintainer/bench_speed_versions.sh`` (``agents/bench_versions.py``), on a log made
 up for it: medians per version, and the ratio as the median and range of the per-round ratios."""
 
 from __future__ import annotations

@@ -36,3 +36,36 @@ def test_readme_env_example_runs_to_the_end() -> None:
     exec(compile(match.group(1), "README.md", "exec"), namespace)
     env = namespace["env"]
     assert all(env.terminations.values())  # type: ignore[attr-defined]
+
+
+def _anchors(page: Path) -> set[str]:
+    """The heading ids of a Markdown page, as mkdocs and GitHub make them (text lowercased, punctuation
+    dropped, runs of spaces and hyphens one hyphen)."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+?)\s*$", text, re.M):
+        slug = re.sub(r"[^\w\s-]", "", heading).strip().lower()
+        anchors.add(re.sub(r"[-\s]+", "-", slug))
+    return anchors
+
+
+def test_readme_is_a_front_door_of_at_most_250_lines() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines: move the detail to a page under docs/"
+
+
+def test_every_relative_link_of_the_readme_resolves() -> None:
+    text = re.sub(r"^```.*?^```", "", README.read_text(encoding="utf-8"), flags=re.S | re.M)
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links, "the README links to no page"
+    broken = []
+    for link in links:
+        if re.match(r"[a-z]+:", link):
+            continue  # https:, mailto:
+        path, _, anchor = link.partition("#")
+        target = (README.parent / path).resolve() if path else README
+        if not target.exists():
+            broken.append(f"{link}: no such file")
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{link}: no heading #{anchor} in {path or 'README.md'}")
+    assert not broken, "broken links in README.md:\n" + "\n".join(broken)

@@ -1,7 +1,7 @@
 """The Ray back-ends on a multi-node cluster simulated on this machine (``ray.cluster_utils.Cluster``,
 one CPU per node): a tournament and an RLlib training run, with where their work ran.
 
-    PYTHONPATH=. python scripts/bench_cluster.py --nodes 2 --seeds 4 --iterations 2
+    PYTHONPATH=. python scripts/maintainer/bench_cluster.py --nodes 2 --seeds 4 --iterations 2
 
 Prints the tournament's games/s and games per node (``greedy:fast=1`` against ``random``, each tile
 order in both seats), then the training run's env steps/s per iteration and the nodes its EnvRunners

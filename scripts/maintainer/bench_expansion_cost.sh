@@ -5,9 +5,9 @@
 # decisions/s; 3,000 and 1,500 games, a few seconds each). The median of the per-round ratios is the
 # figure: the machine's speed swings between runs (by up to 1.5x on the 2-core machine), and the two
 # runs of a round are seconds apart. Needs the project's .venv (scripts/setup.sh).
-#   bash scripts/bench_expansion_cost.sh            # ROUNDS=9 by default, ~1 minute
+#   bash scripts/maintainer/bench_expansion_cost.sh            # ROUNDS=9 by default, ~1 minute
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # shellcheck disable=SC1091
 . .venv/bin/activate
 rate() {  # decisions/s of one `carcassonne_env.bench engine` run (its arguments)

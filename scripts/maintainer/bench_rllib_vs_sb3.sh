@@ -5,19 +5,19 @@
 # `bash scripts/setup.sh dev,train,ray`. ITERATIONS=N (default 8: the first iteration of each run is a
 # warm-up, so both trainers' medians are over iterations 2..N). Out: runs/bench_rllib/ (progress.jsonl per RLlib run).
 #
-#   bash scripts/bench_rllib_vs_sb3.sh
+#   bash scripts/maintainer/bench_rllib_vs_sb3.sh
 #       SB3; RLlib with 1 and 2 EnvRunners and no KL penalty (SB3's algorithm: --kl-coeff 0); with
 #       RLlib's KL penalty; as it was before 2026-11-25 (KL penalty, the 200 MiB object store); SB3.
-#   BASELINE=REV [ROUNDS=5] bash scripts/bench_rllib_vs_sb3.sh
+#   BASELINE=REV [ROUNDS=5] bash scripts/maintainer/bench_rllib_vs_sb3.sh
 #       before/after: ROUNDS rounds of SB3, RLlib (2 EnvRunners, no KL) on this checkout and RLlib on
 #       git revision REV (checked out and its compiled core built in a scratch worktree,
-#       scripts/built_revision.sh: ~3 minutes), alternating, then SB3 once more.
-#   ROUNDS=N bash scripts/bench_rllib_vs_sb3.sh
+#       scripts/maintainer/built_revision.sh: ~3 minutes), alternating, then SB3 once more.
+#   ROUNDS=N bash scripts/maintainer/bench_rllib_vs_sb3.sh
 #       the target's figure on a machine whose speed drifts: N rounds of SB3 then RLlib (2 EnvRunners,
 #       no KL), the ratio RLlib / SB3 within each round, their median and their geometric mean with a
 #       95 % t interval over the rounds (~65 s a round).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # shellcheck disable=SC1091
 . .venv/bin/activate
 here=$PWD
@@ -61,8 +61,8 @@ with open(sys.argv[4], "a") as medians:
 PY
 }
 if [[ -n "${BASELINE:-}" ]]; then
-  # shellcheck source=scripts/built_revision.sh
-  . scripts/built_revision.sh
+  # shellcheck source=scripts/maintainer/built_revision.sh
+  . scripts/maintainer/built_revision.sh
   built_revision "$BASELINE"  # with its compiled core, as this checkout's is installed
   for round in $(seq "${ROUNDS:-5}"); do
     sb3 "round $round"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Search speed of three versions of the code in alternating rounds, CPU time (README, "Search speed"):
+# Search speed of three versions of the code in alternating rounds, CPU time (docs/experiments/2026-11-search-speed.md):
 # BEFORE (a git revision, default 637148c: the code before issue 20, timed through a copy of today's
 # agents/bench.py), this checkout's Python source (CARCASSONNE_PURE_PYTHON=1) and its compiled core (engine and search agents).
 # ROUNDS=N (default 3); the summary at the end comes from agents/bench_versions.py. Run from the repository root with .venv set up (scripts/setup.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 before="${BEFORE:-637148c}"
 rounds="${ROUNDS:-3}"

@@ -10,24 +10,24 @@
 #   * an engine random game with every expansion (the tower, black tower and watchtowers with their
 #     tiles, 2 players: `python -m carcassonne_env.bench engine --expansions tower,black_tower,watchtowers`),
 #     and the all-expansion cost per decision: instructions a decision with every expansion over those
-#     a decision of the base game (the README's "all-expansion cost per decision", counted; a random
+#     a decision of the base game (docs/experiments/2026-11-search-speed.md: "all-expansion cost per decision", counted; a random
 #     game's decisions are counted by random_playout), and
 #   * an MCTS simulation at the opening of the tower variant (all expansions, 2 players,
 #     `mcts:sims=300,rollout_turns=0,value=linear`, one position a unit; agents.bench.mcts_rate).
 # On revision REV (built in a scratch worktree with its compiled core) and on this checkout (as
 # installed: compiled unless CARCASSONNE_PURE_PYTHON=1). Usage, from the repository root with .venv
 # set up (scripts/setup.sh) and valgrind installed (Debian: apt install valgrind):
-#   bash scripts/count_instructions.sh [REV]     # REV default HEAD; ~8 minutes, plus REV's build (3-5)
+#   bash scripts/maintainer/count_instructions.sh [REV]     # REV default HEAD; ~8 minutes, plus REV's build (3-5)
 # REV needs agents/bench.py's engine_games_per_second and mcts_rate (every revision since 2026-11-25).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 rev="${1:-HEAD}"
 command -v valgrind > /dev/null || { echo "count_instructions: valgrind is not installed" >&2; exit 1; }
 # shellcheck disable=SC1091
 . .venv/bin/activate
-# shellcheck source=scripts/built_revision.sh
-. scripts/built_revision.sh
+# shellcheck source=scripts/maintainer/built_revision.sh
+. scripts/maintainer/built_revision.sh
 built_revision "$rev"
 tree=$revision_tree
 # The random games are agents.bench.engine_games_per_second's loop (one rng, game g seeded g), which

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCTS against the code before issue 20 (README, "Search speed"): instructions a simulation and
+# MCTS against the code before issue 20 (docs/experiments/2026-11-search-speed.md): instructions a simulation and
 # CPU-timed simulations/s of revision REV (default 637148c, the code before issue 20, which has no
 # compiled core: it runs from its source, through a copy of today's agents/bench.py, as in
 # bench_speed_versions.sh) and of this checkout as installed (compiled unless
@@ -10,9 +10,9 @@
 #     divided by 600 simulations (a mid-game position's set-up, ~2 % of its searches, included);
 #   * timed: ROUNDS rounds (default 8) alternating the two versions of `python -m agents.bench mcts
 #     --clock cpu --sims 1000 --positions 8`; each version's median and the ratio's median (range).
-# Usage, from the repository root with .venv set up: bash scripts/mcts_versions.sh [REV]  (~3 minutes)
+# Usage, from the repository root with .venv set up: bash scripts/maintainer/mcts_versions.sh [REV]  (~3 minutes)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 rev="${1:-637148c}"
 rounds="${ROUNDS:-8}"

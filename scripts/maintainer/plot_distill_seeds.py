@@ -4,7 +4,7 @@
 output directory or its copy in ``docs/results`` (the same three files); a run still training (no
 check yet) is drawn up to its last finished round:
 
-    python scripts/plot_distill_seeds.py OUT.png docs/results/distill_seed0_8rounds runs/distill_seed[12]
+    python scripts/maintainer/plot_distill_seeds.py OUT.png docs/results/distill_seed0_8rounds runs/distill_seed[12]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _run(folder: Path) -> tuple[str, list[int], int, tuple[int, int, int] | None
 
 def main(argv: list[str]) -> None:
     if len(argv) < 2:
-        sys.exit("usage: python scripts/plot_distill_seeds.py OUT.png RUN_FOLDER [RUN_FOLDER ...]")
+        sys.exit("usage: python scripts/maintainer/plot_distill_seeds.py OUT.png RUN_FOLDER [RUN_FOLDER ...]")
     out, folders = Path(argv[0]), [Path(a) for a in argv[1:]]
     runs = [_run(f) for f in folders]
     rounds = max(len(wins) for _, wins, _, _ in runs)

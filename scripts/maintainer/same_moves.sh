@@ -5,24 +5,24 @@
 # games.jsonl must be equal with the timings stripped. The tournaments: the base game (2 players:
 # greedy, greedy:value=linear, greedy:fast=1, guided MCTS), the watchtowers alone (3 players),
 # the base game with 4 players, and the tower variant (2 players, the linear value and unguided MCTS).
-# Usage: bash scripts/same_moves.sh [BEFORE]; prints one line per tournament, exits 1 on a difference.
+# Usage: bash scripts/maintainer/same_moves.sh [BEFORE]; prints one line per tournament, exits 1 on a difference.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 before="${1:-HEAD}"
 # shellcheck disable=SC1091
 . .venv/bin/activate
-# shellcheck source=scripts/built_revision.sh
-. scripts/built_revision.sh
+# shellcheck source=scripts/maintainer/built_revision.sh
+. scripts/maintainer/built_revision.sh
 built_revision "$before"
 tree=$revision_tree
 out=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$tree"; rm -rf "$out"' EXIT
 tournaments=(
-  "base2|--expansions '' --seeds 3 --first-seed 500 greedy greedy:value=linear greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0,value=linear"
-  "watchtowers3|--expansions watchtowers --players 3 --seeds 2 --first-seed 900 greedy greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0"
-  "base4|--expansions '' --players 4 --seeds 1 --first-seed 950 greedy greedy:fast=1 random mcts:sims=30,rollout_turns=0"
-  "tower2|--seeds 2 --first-seed 990 greedy greedy:value=linear mcts:sims=30,rollout_turns=0,value=linear"
+  "base2|--expansions '' --seeds 3 --seed 500 greedy greedy:value=linear greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0,value=linear"
+  "watchtowers3|--expansions watchtowers --players 3 --seeds 2 --seed 900 greedy greedy:fast=1 mcts:sims=30,guide=1,rollout_turns=0"
+  "base4|--expansions '' --players 4 --seeds 1 --seed 950 greedy greedy:fast=1 random mcts:sims=30,rollout_turns=0"
+  "tower2|--seeds 2 --seed 990 greedy greedy:value=linear mcts:sims=30,rollout_turns=0,value=linear"
 )
 for version in "before:$tree" "after:$root"; do
   tag=${version%%:*}
