@@ -1,4 +1,4 @@
-"""The capture area as a pure function (RULES.md R40, R55, R56, §6 range variants, D8–D10, D26).
+"""The capture area as a pure function (docs/rules.md R40, R55, R56, §6 range variants, D8–D10, D26).
 
 Every expected area below is drawn by hand on a 7×7 picture centred on the tower, north up
 (row 1 is y = +3, column 1 is x = −3):

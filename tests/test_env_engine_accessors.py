@@ -1,7 +1,7 @@
 """The engine's read-only accessors for encoders agree with its other public queries.
 
 Feature membership is re-derived from tile data alone: a local union-find over segment ids joins
-segments that own touching edges, or touching half-edges paired as in RULES.md C2.
+segments that own touching edges, or touching half-edges paired as in docs/rules.md C2.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``expected_observation`` encodes a game from scratch, from the engine's public queries only
 (``tiles()``, ``followers()``, ``feature()``, ``monastery_complete()``, the tower state), with
-cross-border links derived from the half-edge pairing of RULES.md C2 rather than from the tile
+cross-border links derived from the half-edge pairing of docs/rules.md C2 rather than from the tile
 ports; the env's incrementally kept observation must equal it at sampled steps of random games.
 Spot checks then read single facts back: a tower's height, prisoners, the seat rotation.
 """

@@ -1,4 +1,4 @@
-"""Rulebook tests for the base game (RULES.md §1, §5, §7, §8).
+"""Rulebook tests for the base game (docs/rules.md §1, §5, §7, §8).
 
 Every test builds a concrete board position and checks an outcome worked out by hand from the
 rules; none of them asks the engine for its own expectation. Test names and docstrings cite the
@@ -68,7 +68,7 @@ def build(
     current_player: int = 0,
     config: GameConfig | None = None,
 ) -> Game:
-    """A game in a hand-built position (RULES.md §8: a test may build the position directly)."""
+    """A game in a hand-built position (docs/rules.md §8: a test may build the position directly)."""
     builder = PositionBuilder(config or GameConfig(players=players))
     for tile_id, x, y, rotation in tiles:
         builder = builder.tile(tile_id, x, y, rotation=rotation)

@@ -1,4 +1,4 @@
-"""Black Tower fan variant (RULES.md §3, R50–R59) and worked example E2; decisions D8–D12.
+"""Black Tower fan variant (docs/rules.md §3, R50–R59) and worked example E2; decisions D8–D12.
 
 Players: Red = 0, Blue = 1, Green = 2, Yellow = 3. Positions are built directly (§8). A far-away
 anchor monastery at (40, 40) takes the tile each player must place before acting.

@@ -1,4 +1,4 @@
-"""The Tower (RULES.md §2, R31–R49) and its worked examples E1, E3, E4, E5 and E10.
+"""The Tower (docs/rules.md §2, R31–R49) and its worked examples E1, E3, E4, E5 and E10.
 
 Players: Red = 0, Blue = 1, Green = 2, Yellow = 3. Positions are built directly (§8). Every
 position also holds an "anchor" monastery tile far away at (40, 40); the tile a player must place

@@ -1,4 +1,4 @@
-"""The Watchtowers (RULES.md §4, R60–R67) and worked examples E6 and E7; decisions D13–D15, D20, D21.
+"""The Watchtowers (docs/rules.md §4, R60–R67) and worked examples E6 and E7; decisions D13–D15, D20, D21.
 
 Players: Red = 0, Blue = 1, Green = 2, Yellow = 3. Positions are built directly (§8). A far-away
 anchor monastery at (40, 40) takes filler tiles.

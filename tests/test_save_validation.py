@@ -1,7 +1,7 @@
 """Loading refuses corrupted saves: each corruption of a real saved game raises SaveError naming the field.
 
 The saves are taken from seeded games played by a random player (base game, The Tower alone, all
-expansions) in every phase, and from a position built by PositionBuilder (RULES.md §8).
+expansions) in every phase, and from a position built by PositionBuilder (docs/rules.md §8).
 """
 
 from __future__ import annotations
@@ -367,7 +367,7 @@ CORRUPTIONS = [
                value=[[ActionKind.NO_CAPTURE, 0, 0, 0]]), r"expansions\.tower\.pending", "outside the CAPTURE"),
     Corruption("CAPTURE without a FLOOR", "all-action", _set("phase", value="CAPTURE"),
                "phase|expansions.tower.pending", "CAPTURE"),
-    # a position built by PositionBuilder (RULES.md §8)
+    # a position built by PositionBuilder (docs/rules.md §8)
     Corruption("built start position with a follower too many", "built", _set("start_position", "supply", 0,
                value=lambda s: s + 1), r"start_position\.supply\[0\]", "R46"),
     Corruption("built start position with unmatched edges", "built", _set("start_position", "tiles", 1, 3,
@@ -410,7 +410,7 @@ def test_the_validator_counts_the_followers_of_the_game() -> None:
 
 
 def test_a_built_position_replays_and_reloads() -> None:
-    """RULES.md §8 positions (tiles anywhere, no start tile) still load, and so does play from them."""
+    """docs/rules.md §8 positions (tiles anywhere, no start tile) still load, and so does play from them."""
     doc = save("built")
     game = Game.from_dict(copy.deepcopy(doc))
     assert game.record().replay().to_dict() == doc

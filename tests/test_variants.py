@@ -1,4 +1,4 @@
-"""Optional variants (RULES.md §6) and their configuration errors.
+"""Optional variants (docs/rules.md §6) and their configuration errors.
 
 Each flag is played against the default on the same position and shows the one thing it
 changes. Players: Red = 0, Blue = 1, Green = 2, Yellow = 3. A far-away anchor monastery at

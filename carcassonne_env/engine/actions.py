@@ -1,4 +1,4 @@
-"""Actions and decision phases (RULES.md §5).
+"""Actions and decision phases (docs/rules.md §5).
 
 An :class:`Action` is a plain named tuple ``(kind, x, y, arg)`` so that legal-action lists are cheap
 to build and actions serialise as JSON lists:

@@ -1,4 +1,4 @@
-"""Black Tower fan variant (RULES.md §3): its plug-in and the floor supplies (R51, R52).
+"""Black Tower fan variant (docs/rules.md §3): its plug-in and the floor supplies (R51, R52).
 
 The plug-in requires ``tower`` and has no tile set, state or action of its own: at setup it deals
 the floors of R51/R52 into the tower's fresh state instead of the normal floors of R32. Everything

@@ -36,7 +36,7 @@ _DIAGONALS: Final = (STRIDE + 1, STRIDE - 1, -STRIDE - 1, -STRIDE + 1)
 
 @dataclass(frozen=True)
 class CaptureRules:
-    """The range variants of RULES.md §6 that shape a capture area."""
+    """The range variants of docs/rules.md §6 that shape a capture area."""
 
     no_surprises: bool = False
     manhattan: bool = False

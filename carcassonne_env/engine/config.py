@@ -1,4 +1,4 @@
-"""Game configuration: a frozen, validated dataclass. Variant names follow RULES.md §6 exactly;
+"""Game configuration: a frozen, validated dataclass. Variant names follow docs/rules.md §6 exactly;
 expansion and tile-set names, tile sets and requirements come from the registry (:mod:`.registry`)."""
 
 from __future__ import annotations

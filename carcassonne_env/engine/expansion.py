@@ -313,7 +313,7 @@ class Expansion:
         return ()
 
     def check_position(self, position: SavedPosition, state: Any) -> None:
-        """Check what holds in every position, played or built (RULES.md §8): run on the document
+        """Check what holds in every position, played or built (docs/rules.md §8): run on the document
         and on its built ``start_position``, after the board, the tiles and R46 are checked."""
 
     def turn_role(self, action: Action, seat: int, field: str) -> TurnRole:

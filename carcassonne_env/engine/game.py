@@ -1,4 +1,4 @@
-"""The game: turn phases, legal actions, apply, features, when scoring happens, clone (RULES.md §1,
+"""The game: turn phases, legal actions, apply, features, when scoring happens, clone (docs/rules.md §1,
 §5), and ``GameSetup``, the public way to construct a game in a given position. What features are
 worth is in :mod:`.scoring`; saving and loading are in :mod:`.persistence`; ``GameRecord``, what it
 takes to replay a game, is here.
@@ -183,7 +183,7 @@ class PositionError(ValueError):
 
 class GameSetup:
     """The public way to construct a game in a given position, used by ``PositionBuilder`` (positions
-    set up directly, RULES.md §8) and by the loader of saved games (:mod:`.persistence`).
+    set up directly, docs/rules.md §8) and by the loader of saved games (:mod:`.persistence`).
 
     It starts from an empty board with full supplies and the config's expansion states, and
     nothing scores while setting up. Each ``put_…``/``take_…`` call checks what a position needs

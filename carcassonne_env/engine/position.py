@@ -1,6 +1,6 @@
 """Build a game position directly: the way tests and analyses set up a rulebook example.
 
-RULES.md §8: "A test may build the position directly with any tiles that carry those facts; it
+docs/rules.md §8: "A test may build the position directly with any tiles that carry those facts; it
 need not grow the board from the start tile." A built board may have holes and need not contain
 the start tile, but touching edges must still match (R11), so features stay well-formed.
 

@@ -42,7 +42,7 @@ expansions             each expansion's ``check_position`` (every position),
 =====================  ======================================================================
 
 **Built positions.** :class:`~.position.PositionBuilder` sets up rulebook examples that play
-never reaches (RULES.md §8: any tiles, anywhere, holes allowed, any scores and expansion states).
+never reaches (docs/rules.md §8: any tiles, anywhere, holes allowed, any scores and expansion states).
 Such a game keeps its build as ``start_position``, and a document with a ``start_position`` is
 checked relative to it: the start position itself (``start_position.…``) only for what holds in
 every position (touching edges match, segments exist, one follower per segment, R46, each

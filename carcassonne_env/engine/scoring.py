@@ -1,4 +1,4 @@
-"""What features are worth and who scores them (RULES.md R23, R24, R27, R28).
+"""What features are worth and who scores them (docs/rules.md R23, R24, R27, R28).
 
 Pure functions of a feature's totals: the game's union-find (``game.py``) finds the features and
 their totals, decides *when* scoring happens (T5, the end of the game) and returns followers;

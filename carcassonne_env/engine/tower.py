@@ -1,4 +1,4 @@
-"""The Tower (RULES.md §2), with the Black Tower colours (§3): floors, tower tops, capture,
+"""The Tower (docs/rules.md §2), with the Black Tower colours (§3): floors, tower tops, capture,
 prisoners, automatic exchange and ransom.
 
 Phase-2 options added between the DEPLOY options and PASS (R35, R48, R54), in this order:
@@ -23,7 +23,7 @@ R46 and R47, which only replaying the history would tell.
 
 Text view (``Game.render_text``): ``T`` in the centre of a foundation tile, and below the board one
 line per tower (height, colour, top follower), the floor supplies and the prisoners held.
-Position builder (RULES.md §8): the steps ``tower``, ``tower_top``, ``prisoners`` and ``floors`` of
+Position builder (docs/rules.md §8): the steps ``tower``, ``tower_top``, ``prisoners`` and ``floors`` of
 :class:`TowerBuilderSteps`.
 """
 

@@ -1,4 +1,4 @@
-"""The Watchtowers (RULES.md §4): bonuses for followers on completed roads and cities.
+"""The Watchtowers (docs/rules.md §4): bonuses for followers on completed roads and cities.
 
 In T5, before any feature scores or any follower returns (R64), every follower that stands on a
 segment of a road or city completed this turn, on a watchtower tile, earns its owner that

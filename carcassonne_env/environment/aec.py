@@ -10,8 +10,8 @@
 | Observation        | `{"observation": {"board", "cells", "vector"}, "action_mask"}`         |
 | Observation Shapes | board uint8 (11+2n, 3W, 3W), cells uint8 (16+n, W, W), vector float32 (129+6n+n²,) |
 
-Carcassonne for 2–6 players over the rules engine :mod:`carcassonne_env.engine` (RULES.md): every
-decision of RULES.md §5 (T2 PLACE, T3 ACTION with ransom, T4 CAPTURE) is one step of the player
+Carcassonne for 2–6 players over the rules engine :mod:`carcassonne_env.engine` (docs/rules.md): every
+decision of docs/rules.md §5 (T2 PLACE, T3 ACTION with ransom, T4 CAPTURE) is one step of the player
 who makes it, so a turn takes one to four steps of the same agent. The full documentation, with
 every plane and vector entry, the window measurement and the benchmark, is docs/env.md;
 :mod:`.codec` has the action layout, :mod:`.layout` the observation layout, :mod:`.rewards` the
@@ -65,6 +65,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine import Action, Game, IllegalActionError
+from ..registration import ENV_NAME
 from .codec import ActionCodec
 from .observation import Encoder
 from .options import split_config
@@ -72,7 +73,6 @@ from .rewards import shaping_rewards, terminal_rewards
 
 __all__ = ["ENV_NAME", "CarcassonneAEC", "env", "raw_env"]
 
-ENV_NAME = "carcassonne_v0"
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ObsDict = dict[str, Any]
 #: The AEC env type of this package: agents are strings, observations dicts, actions ints.

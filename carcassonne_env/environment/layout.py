@@ -138,7 +138,7 @@ class Layout:
             ("prisoners", n * n, FOLLOWERS_PER_PLAYER, "P[captor seat][owner seat], row-major (R46)"),
             ("ransom_paid", 1, 1, "the player to move has paid a ransom this turn (R48)"),
             ("expansions", len(EXPANSIONS), 1, "enabled expansions: " + ", ".join(EXPANSIONS)),
-            ("variants", len(VARIANT_FLAGS), 1, "variant flags set (RULES.md §6): " + ", ".join(VARIANT_FLAGS)),
+            ("variants", len(VARIANT_FLAGS), 1, "variant flags set (docs/rules.md §6): " + ", ".join(VARIANT_FLAGS)),
             ("extra_foundation_tiles", 1, EXTRA_FOUNDATIONS_BOUND, "`extra_foundation_tiles` (R52)"),
         ]
         self.board = _entries(board)

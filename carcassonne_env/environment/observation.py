@@ -79,7 +79,7 @@ class Encoder:
 
     def _update(self, game: Game) -> None:
         self.window = Window.around(self.size, self.mirror.box, self.size)
-        # T4 always follows the FLOOR that was just applied (RULES.md §5).
+        # T4 always follows the FLOOR that was just applied (docs/rules.md §5).
         last = game.last_action
         self._capture_origin = (last.x, last.y) if game.phase is Phase.CAPTURE and last is not None else None
 
