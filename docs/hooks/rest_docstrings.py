@@ -1,0 +1,110 @@
+"""griffe extension (mkdocs.yml, mkdocstrings' python handler): the project's reST-flavoured docstrings as Markdown.
+
+The docstrings are written for readers of the source and for ``help()``: Sphinx roles name other objects
+(:class:`Game`, :mod:`.codec`, :meth:`~raw_env.play`), ``::`` introduces a literal block and ``>>>`` a
+doctest. mkdocstrings renders Markdown, so, for each object of a loaded package:
+
+* a role becomes an *optional* cross-reference of mkdocs-autorefs: a link where the object it names is on a
+  page of the site, its name in code where it is not (never a warning: an object may be private or
+  undocumented). The name is resolved as Python would from the object's module (its imports and members);
+  a leading dot is relative to the module's package; ``~`` shows the last component only;
+* a ``::`` literal block and a doctest become fenced code blocks.
+
+The docstrings themselves stay as they are.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import griffe
+
+ROLE = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj|const):`(?P<body>[^`]+)`")
+
+
+def _target(obj: griffe.Object, name: str) -> str:
+    """The full path that ``name`` (a role's target, no ``~``) means in the docstring of ``obj``."""
+    if name.startswith("."):
+        module = obj.module
+        package = module if module.is_init_module else module.parent
+        dots = len(name) - len(name.lstrip("."))
+        for _ in range(dots - 1):
+            package = package.parent if package is not None else None
+        base = package.path if package is not None else ""
+        return f"{base}.{name.lstrip('.')}" if base else name.lstrip(".")
+    head, _, rest = name.partition(".")
+    try:
+        resolved = obj.resolve(head)
+    except griffe.NameResolutionError:
+        return name  # taken as a full path
+    return f"{resolved}.{rest}" if rest else resolved
+
+
+def _role(obj: griffe.Object, match: re.Match[str]) -> str:
+    body = match["body"].strip()
+    explicit = re.fullmatch(r"(?P<title>.+?)\s*<(?P<name>[^>]+)>", body)
+    if explicit:
+        title, name = explicit["title"], explicit["name"]
+    else:
+        name = body.lstrip("~")
+        title = name.rsplit(".", 1)[-1] if body.startswith("~") else name.lstrip(".")
+    identifier = html.escape(_target(obj, name), quote=True)
+    return f'<autoref identifier="{identifier}" optional><code>{html.escape(title)}</code></autoref>'
+
+
+def _blocks(lines: list[str]) -> Iterator[str]:
+    """``lines`` with each ``::`` literal block and each doctest as a fenced code block."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith(">>>"):
+            end = i
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            indent = len(line) - len(line.lstrip())
+            yield from ["```pycon", *(text[indent:] for text in lines[i:end]), "```"]
+            i = end
+            continue
+        if line.rstrip().endswith("::") and i + 2 < len(lines) and not lines[i + 1].strip():
+            indent = len(line) - len(line.lstrip())
+            end = i + 2
+            while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+                end += 1
+            while end > i + 2 and not lines[end - 1].strip():
+                end -= 1
+            block = lines[i + 2 : end]
+            if block:
+                margin = min(len(text) - len(text.lstrip()) for text in block if text.strip())
+                lead = line.rstrip()[:-2].rstrip()
+                if lead.strip():
+                    yield lead + ":"
+                yield from ["", "```text", *(text[margin:] for text in block), "```"]
+                i = end
+                continue
+        yield line
+        i += 1
+
+
+def to_markdown(obj: griffe.Object, docstring: str) -> str:
+    """``docstring`` (the docstring of ``obj``) with roles, literal blocks and doctests in Markdown."""
+    text = "\n".join(_blocks(docstring.split("\n")))
+    return ROLE.sub(lambda match: _role(obj, match), text)
+
+
+def _objects(obj: griffe.Object) -> Iterator[griffe.Object]:
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from _objects(member)  # type: ignore[arg-type]
+
+
+class RestDocstrings(griffe.Extension):
+    """Rewrites the docstrings of every object of a package once it is loaded."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        for obj in _objects(pkg):
+            if obj.docstring is not None:
+                obj.docstring.value = to_markdown(obj, obj.docstring.value)

@@ -1,0 +1,125 @@
+"""The documentation site builds with ``mkdocs build --strict``: a broken link, a missing page or anchor, a
+docstring mkdocstrings cannot render all fail it; and the hooks of ``docs/hooks/`` do what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("mkdocs")
+pytest.importorskip("material")
+pytest.importorskip("mkdocstrings_handlers.python")
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOKS = ROOT / "docs" / "hooks"
+
+
+def _hook(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"docs_hooks_{name}", HOOKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # mkdocs-material's banner about its successor
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config),
+                           "--site-dir", str(site)], cwd=config.parent, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    from training.cli.reference import command_helps
+
+    built = _mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site")
+    output = built.stdout + built.stderr
+    assert built.returncode == 0, output
+    assert not re.search(r"^WARNING", output, re.M), output
+    site = tmp_path / "site"
+    cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    for command, _ in command_helps():
+        assert f'id="{command.replace(" ", "-")}"' in cli, command
+    engine = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
+    assert 'id="carcassonne_env.engine.Game"' in engine
+    assert ":class:" not in engine  # the docstrings' roles became links or code
+    assert "github.com/carcassonne-env/carcassonne-env/blob/main/README.md" in (
+        site / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_cli_page_has_a_section_per_command() -> None:
+    from training.cli.reference import command_helps
+
+    cli_reference = _hook("cli_reference")
+    helps = command_helps()
+    page = cli_reference.render(helps)
+    assert re.findall(r"^## (.+)$", page, re.M) == [command for command, _ in helps]
+    assert "carcassonne train ppo" in dict(helps)
+    for _, help_text in helps:
+        assert help_text.rstrip() in page
+
+
+def test_a_help_text_with_backticks_stays_in_its_code_block() -> None:
+    cli_reference = _hook("cli_reference")
+    page = cli_reference.render([("carcassonne x", "usage: x\n```\n## not a heading\n")])
+    assert page.endswith("## carcassonne x\n\n````text\nusage: x\n```\n## not a heading\n````\n")
+    with pytest.raises(Exception, match="no command to document"):
+        cli_reference.render([])
+
+
+def test_a_nav_directory_lists_its_pages_index_first(tmp_path: Path) -> None:
+    nav_directories = _hook("nav_directories")
+    (tmp_path / "notes").mkdir()
+    for name in ("b.md", "index.md", "a.md", "picture.png"):
+        (tmp_path / "notes" / name).write_text("# x\n", encoding="utf-8")
+    nav = [{"Home": "index.md"}, {"Notes": "notes/"}, {"Out": "https://example.org/"}]
+    assert nav_directories.expand(nav, tmp_path) == [
+        {"Home": "index.md"}, {"Notes": ["notes/index.md", "notes/a.md", "notes/b.md"]},
+        {"Out": "https://example.org/"}]
+    with pytest.raises(Exception, match="holds no page"):
+        nav_directories.expand(["empty/"], tmp_path)
+
+
+def _project(tmp_path: Path, page: str) -> Path:
+    """A small mkdocs project with the links hook, autorefs (which reads ``[a][b]`` as a cross-reference),
+    one page and a source file beside docs/."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "code.py").write_text("", encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(page, encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "site_name: t\nrepo_url: https://example.org/o/r\ntheme: mkdocs\nplugins: [autorefs]\n"
+        "validation: {omitted_files: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}\n"
+        f"hooks: [{HOOKS / 'links.py'}]\n", encoding="utf-8")
+    return config
+
+
+def test_a_link_out_of_docs_points_at_the_source_when_the_file_exists(tmp_path: Path) -> None:
+    config = _project(tmp_path, "# t\n\n[code](../pkg/code.py#L3), [pkg](../pkg/), P[c][o] is text\n")
+    built = _mkdocs_build(config, tmp_path / "site")
+    assert built.returncode == 0, built.stdout + built.stderr
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://example.org/o/r/blob/main/pkg/code.py#L3"' in html
+    assert 'href="https://example.org/o/r/tree/main/pkg"' in html
+    assert "P[c][o] is text" in html
+
+
+@pytest.mark.parametrize(("link", "message"), [
+    ("../pkg/gone.py", "'pkg/gone.py' is not in the repository"),
+    ("../../elsewhere.md", "outside the repository"),
+    ("missing.md", "not found among documentation files"),
+    ("#no-such-anchor", "no-such-anchor"),
+])
+def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str, message: str) -> None:
+    config = _project(tmp_path, f"# t\n\n[broken]({link})\n")
+    built = _mkdocs_build(config, tmp_path / "site")
+    assert built.returncode != 0
+    assert message in built.stdout + built.stderr
