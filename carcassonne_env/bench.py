@@ -79,13 +79,19 @@ def _run(fn: Callable[[], tuple[float, int]], profile: bool) -> tuple[float, int
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("target", choices=("engine", "env"))
-    parser.add_argument("--players", type=int, default=2, help="2–6 (default 2)")
-    parser.add_argument("--tiles", default="", help="comma-separated tile sets (default: base + expansions')")
-    parser.add_argument("--expansions", default="", help="comma-separated expansions")
-    parser.add_argument("--games", type=argtypes.count, default=None, help="games to play (default 300 engine, 50 env)")
-    parser.add_argument("--seed", type=argtypes.seed, default=0)
-    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("target", choices=("engine", "env"), help="what to measure: the engine alone, or the "
+                        "PettingZoo env with its observations and masks")
+    parser.add_argument("--players", type=int, default=2, metavar="N", help="players per game, 2–6 (default 2)")
+    parser.add_argument("--tiles", default="", metavar="NAME,NAME",
+                        help="comma-separated tile sets (default: the base set and the expansions')")
+    parser.add_argument("--expansions", default="", metavar="NAME,NAME",
+                        help="comma-separated expansions: tower, black_tower, watchtowers (default: '', the base game)")
+    parser.add_argument("--games", type=argtypes.count, default=None, metavar="N",
+                        help="games to play (default: engine 300, env 50)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
+                        help="the first game's seed; game g plays seed N+g (default 0)")
+    parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=False,
+                        help="print the top of a cProfile of the run before the figures (default: off)")
     args = parser.parse_args(argv)
     try:
         config = _config(args)

@@ -9,7 +9,7 @@ SEEDS="${SEEDS:-300}"
 OUT="${OUT:-runs/value_data}"
 RESUME=()
 [ -f "$OUT/games.jsonl" ] && RESUME=(--resume)
-.venv/bin/carcassonne tournament greedy greedy:fast=1 --seeds "$SEEDS" --first-seed 100000 --workers 2 \
+.venv/bin/carcassonne tournament greedy greedy:fast=1 --seeds "$SEEDS" --seed 100000 --workers 2 \
     --out "$OUT" "${RESUME[@]}"
 .venv/bin/carcassonne train value "$OUT/games.jsonl" -o agents/pretrained/value_linear.json \
-    --data "carcassonne tournament greedy greedy:fast=1 --seeds $SEEDS --first-seed 100000"
+    --data "carcassonne tournament greedy greedy:fast=1 --seeds $SEEDS --seed 100000"

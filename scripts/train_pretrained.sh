@@ -3,7 +3,7 @@
 # preset on a 2-core CPU machine: 4 env processes, a 55-minute PPO budget, one evaluation at the end,
 # then puts the model into the package. Resumable: run it again to continue the same run (the step
 # count, pool and curves carry on). On more cores, drop the overrides
-# (`carcassonne train ppo full --out runs/full`).
+# (`carcassonne train ppo full`, into runs/ppo/full).
 # Log: runs/pretrained/train.log; TensorBoard: tensorboard --logdir runs/pretrained/tensorboard
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -305,7 +305,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=600)
 
 
-TINY = ("quick", "--expansions", "--games-per-generation", "2", "--gate-seeds", "1", "--anchor-seeds", "1",
+TINY = ("quick", "--expansions", "", "--games-per-generation", "2", "--gate-seeds", "1", "--anchor-seeds", "1",
         "--anchors", "random", "--epochs", "2", "--workers", "1", "--no-progress")
 
 

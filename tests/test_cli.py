@@ -13,7 +13,8 @@ import pytest
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
 from training.arena.match import play_match
-from training.cli.main import _parser, _spec_list, main
+from training.cli.dialect import spec_list
+from training.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_AGENT = '''
@@ -67,7 +68,7 @@ def test_every_subcommand_explains_its_options(command: list[str], capsys: pytes
 
 
 def test_every_option_and_argument_has_help() -> None:
-    subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    subcommands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for name, parser in subcommands.choices.items():
         for action in parser._actions:
             assert action.help, f"carcassonne {name}: {action.dest} has no help"
@@ -199,16 +200,16 @@ def test_the_shipped_store_holds_the_ladder_at_the_default_seeds() -> None:
 
     with gzip.open(ladder.SHIPPED, "rt", encoding="utf-8") as f:
         header = json.loads(f.readline())
-    seeds = _parser().parse_args(["evaluate", "random"]).seeds
+    seeds = build_parser().parse_args(["evaluate", "random"]).seeds
     wanted = Settings(agents=ladder.LADDER, seeds=seeds, config=ladder.ladder_config().to_dict())
     assert Settings.from_dict(header["settings"]) == wanted  # rewrite it: docs/tournament.md, evaluate
 
 
 def test_bench_specs_keep_each_agents_own_options() -> None:
-    assert _spec_list("random,greedy") == ("random", "greedy")
-    assert _spec_list("mcts:sims=20,guide=1,rollout_turns=0,value=linear,greedy:fast=1,random") == (
+    assert spec_list("random,greedy") == ("random", "greedy")
+    assert spec_list("mcts:sims=20,guide=1,rollout_turns=0,value=linear,greedy:fast=1,random") == (
         "mcts:sims=20,guide=1,rollout_turns=0,value=linear", "greedy:fast=1", "random")
-    assert _spec_list("ppo:runs/a.zip,path/to/file.py:Agent,,afterstate:pretrained,fast=1") == (
+    assert spec_list("ppo:runs/a.zip,path/to/file.py:Agent,,afterstate:pretrained,fast=1") == (
         "ppo:runs/a.zip", "path/to/file.py:Agent", "afterstate:pretrained,fast=1")
 
 

@@ -122,7 +122,7 @@ def test_the_afterstate_trainer_plays_its_self_play_games_on_every_node(
 
     monkeypatch.setattr(value_iteration, "make_backend", recording)
     out = tmp_path / "run"
-    value_iteration.main(["quick", "--expansions", "--games-per-generation", "4", "--gate-seeds", "1",
+    value_iteration.main(["quick", "--expansions", "", "--games-per-generation", "4", "--gate-seeds", "1",
                           "--anchor-seeds", "1", "--anchors", "random", "--epochs", "2", "--generations", "1",
                           "--workers", "2", "--backend", "ray", "--address", ray_cluster.address, "--no-progress",
                           "--out", str(out)])

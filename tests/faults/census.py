@@ -1,5 +1,5 @@
 """``python -m tests.faults.census``: run the fault suite and print its census (tried / clear error /
-handled / silent / traceback / hang / data loss) as the README's table."""
+handled / silent / traceback / hang / data loss) as docs/reliability.md's table."""
 
 from __future__ import annotations
 

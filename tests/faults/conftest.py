@@ -2,7 +2,7 @@
 pass counts them under the declared outcome (``clear error`` or ``handled``), a failure under what
 went wrong instead: ``hang`` (a time-out), ``data loss`` (an assertion that says so), ``silent`` (any
 other assertion: the fault went unnoticed) or ``traceback`` (an unexpected exception).
-``python -m tests.faults.census`` runs the suite and prints the table (README, "Reliability")."""
+``python -m tests.faults.census`` runs the suite and prints the table (docs/reliability.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Afterstate value iteration by self-play — TD-Gammon's recipe, one readable file.
 
-    carcassonne train afterstate quick                        # the main job's run (≈ 4 minutes, 2 cores)
-    carcassonne train afterstate full --out runs/afterstate   # hours; --resume continues it
+    carcassonne train afterstate quick                        # ≈ 4 minutes on 2 cores, into runs/afterstate/quick
+    carcassonne train afterstate full                         # hours, runs/afterstate/full; --resume continues it
     carcassonne train afterstate quick --generations 4        # any setting can be overridden
 
 The policy is the one-turn search of :class:`~agents.greedy.GreedyAgent`: every line of the
@@ -75,7 +75,7 @@ class Settings:
     """Every setting of an afterstate value-iteration run (each one is a command-line flag)."""
 
     out: str = "runs/afterstate"
-    """Output directory: generations, networks, TensorBoard logs, curve.csv, ratings.png."""
+    """Output directory: generations, networks, TensorBoard logs, curve.csv, ratings.png (runs/afterstate/PRESET)."""
     seed: int = 0
     """Seeds the tile orders of self-play and gates, the agents' tie-breaks and the fits."""
     players: int = 2
@@ -97,11 +97,11 @@ class Settings:
     td_lambda: float = 1.0
     """λ of the TD(λ) targets: 1 = Monte Carlo (final score), < 1 mixes in the best value's predictions."""
     linear_term: bool = True
-    """Each fit starts with a ridge least-squares linear term over the fit's own games (the form of
-    ``carcassonne train value``); the network learns what it leaves (and starts at zero)."""
+    # the linear term is a ridge least squares over the fit's own games; the network starts at zero
+    """Each fit starts with a linear term (as carcassonne train value fits); the network learns the rest."""
     relative: bool = True
-    """The correction is centred over the players and fitted to the centred targets: it learns who
-    gains on whom (all a margin search reads), not the points every player gains alike."""
+    # fitted to the centred targets: not the points every player gains alike
+    """Centre the network's correction over the players: it learns who gains on whom (what a margin search reads)."""
     ridge: float = 1e-3
     """Ridge term per row of the linear term's least squares."""
     hidden: tuple[int, ...] = (64, 64)
@@ -109,8 +109,11 @@ class Settings:
     epochs: int = 40
     """Maximum passes over the fit's data (the held-out loss stops it earlier)."""
     batch_size: int = 512
+    """Rows per minibatch of the fit."""
     learning_rate: float = 1e-3
+    """Adam's learning rate of the fit."""
     weight_decay: float = 1e-4
+    """Adam's weight decay of the fit."""
     holdout: float = 0.1
     """Share of the fit's games held out to choose the epoch."""
     gate_seeds: int = 200
@@ -132,7 +135,7 @@ class Settings:
     threads: int = 0
     """torch threads of the fit (0 = choose from the free cores)."""
     resume: bool = False
-    """Continue the run in ``out`` (same settings except generations, workers, device, threads, progress)."""
+    """Continue the run in --out (same settings except generations, workers, device, threads, progress)."""
     progress: bool = True
     """Show progress bars."""
 
@@ -143,12 +146,12 @@ class Settings:
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("≈ 5 minutes on 2 CPU cores: two generations from greedy (fast search throughout), 60 self-play "
               "games each, every generation rated against greedy:fast=1 (its starting point) on 30 tile orders.",
-              Settings(out="runs/quick_afterstate", generations=2, games_per_generation=60, window=2, epochs=30,
+              Settings(out="runs/afterstate/quick", generations=2, games_per_generation=60, window=2, epochs=30,
                        eval_fast=True, gate_seeds=40, gate_elo=40.0, anchors=("greedy:fast=1",), anchor_seeds=30)),
     "full": ("The pretrained agent (≈ 20 minutes a generation on 2 cores; use many): generations of 1,000 "
              "self-play games from the reference greedy, gates of up to 400 games, rated against random, greedy "
              "and greedy:value=linear on 100 tile orders each.",
-             Settings(out="runs/afterstate", generations=12, games_per_generation=1000, window=2,
+             Settings(out="runs/afterstate/full", generations=12, games_per_generation=1000, window=2,
                       anchor_seeds=100)),
 }
 
@@ -565,10 +568,18 @@ def train(s: Settings) -> Path:
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train afterstate") -> int:
     """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides."""
+    import sys
+
     import tyro
 
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
-                                                  description=__doc__.split("\n\n")[0])
+    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
+
+    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
+    summary = ("Afterstate value iteration by self-play (TD-Gammon's recipe): the position value that greedy's "
+               "one-turn search plays by, the afterstate: agents (module training/afterstate/value_iteration.py, "
+               "docs/training.md).")
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
+                                                  description=preset_help(summary, prog, "quick --generations 4"))
     try:
         train(settings)
     except ValueError as e:

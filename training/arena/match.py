@@ -4,7 +4,7 @@ Everything is a function of (config, seat specs, game seed): the tile order come
 seed, and the agent in seat ``s`` is built afresh for the game with :func:`agent_seed` (game seed,
 seat), so a game replays identically in any process and any order.
 
-Invariants (docs/tournament.md, "Reliability"):
+Invariants (docs/reliability.md):
 
 * the game that is scored is the runner's own: an agent is handed a copy (``Game.clone``) for every
   decision, so nothing an agent does to what it is shown (``add_score``, ``apply``) reaches the result;

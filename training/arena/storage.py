@@ -1,7 +1,7 @@
 """Files that survive kills and concurrent runs: atomic writes, strict JSON, a lock per output
 directory, content hashes of agent files.
 
-Invariants (docs/tournament.md, "Reliability"):
+Invariants (docs/reliability.md):
 
 * a file written with :func:`atomic_write_text` / :func:`atomic_write_bytes` / :func:`atomic_path`
   is, at every instant, either its whole previous content or its whole new content: the new content

@@ -14,7 +14,7 @@ Files in the output directory (docs/tournament.md):
   ``forfeit`` (seat, agent, kind, message);
 * ``.lock``: held while a run writes here (:class:`~training.arena.storage.RunLock`).
 
-Invariants (docs/tournament.md, "Reliability"):
+Invariants (docs/reliability.md):
 
 * one run at a time per directory: a second one fails naming the first (pid, host, start time);
 * a kill at any moment leaves a resumable directory: ``tournament.json`` and the rewritten

@@ -1,4 +1,5 @@
-"""The ``carcassonne`` command: play, replay, tournament, evaluate, bench, train (:mod:`training.cli.train`).
+"""The ``carcassonne`` command: play, replay, tournament, evaluate, bench, train (:mod:`training.cli.train`);
+its flags follow one dialect (:mod:`training.cli.dialect`).
 
 Agents are named by spec strings (``random``, ``greedy:fast=1``, ``mcts:sims=400``,
 ``ppo:model.zip``, ``mymodule:MyAgent``, ``path/to/file.py:MyAgent``; see :mod:`agents.spec`).
@@ -30,34 +31,29 @@ from training.arena.schedule import Fixture, ScheduleError
 from training.arena.tournament import Settings, TournamentError
 
 from . import play_human, train
+from .dialect import names, refuse_old_spellings, spec_list
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main", "version"]
 
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
               "afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(n for n in text.split(",") if n)
+#: Old spellings of flags, per command, refused in one line that names the new one (dialect rule 5).
+RENAMED: dict[str, dict[str, str]] = {"tournament": {"--first-seed": "--seed"}}
 
 
-def _spec_list(text: str) -> tuple[str, ...]:
-    """Comma-separated agent specs whose own options stay with them: a part ``key=value`` with no
-    ``:`` before its ``=`` continues the spec before it, so ``mcts:sims=20,guide=1,greedy`` is
-    ``mcts:sims=20,guide=1`` and ``greedy``."""
-    specs: list[str] = []
-    for part in _names(text):
-        if specs and "=" in part and ":" not in part.split("=", 1)[0]:
-            specs[-1] += "," + part
-        else:
-            specs.append(part)
-    return tuple(specs)
+def version() -> str:
+    """The installed project's version (``carcassonne_env.__version__``)."""
+    import carcassonne_env
+
+    return carcassonne_env.__version__
 
 
 def _config(args: argparse.Namespace, players: int) -> GameConfig:
-    base = GameConfig(players=players, expansions=_names(args.expansions)).to_dict()
-    for flag in _names(args.rules):
+    base = GameConfig(players=players, expansions=names(args.expansions)).to_dict()
+    for flag in names(args.rules):
         if flag not in base or not isinstance(base[flag], bool):
             raise ConfigError("--rules", f"unknown variant flag {flag!r}")
         base[flag] = True
@@ -137,35 +133,44 @@ def _suffixed(*suffixes: str) -> Callable[[str], Path]:
 
 def _add_faults(p: argparse.ArgumentParser) -> None:
     p.add_argument("--on-error", choices=("forfeit", "stop"), default="forfeit",
-                   help="an agent that raises, exits, chooses an illegal action or exceeds --move-time-limit: "
-                        "forfeit loses it that game and the tournament goes on (default); stop ends the run with "
-                        "the error (for debugging)")
+                   help="what happens when an agent raises, exits, chooses an illegal action or exceeds "
+                        "--move-time-limit: forfeit loses it that game and the run goes on; stop ends the run "
+                        "with the error, for debugging (default forfeit)")
     p.add_argument("--move-time-limit", type=_positive_seconds, metavar="SECONDS",
                    help="seconds an agent may take per decision; the agents then run in a child process per game "
                         "that is stopped when one takes longer, and that agent forfeits (default: no limit)")
-    p.add_argument("--allow-changed-agents", action="store_true",
-                   help="--resume although an agent or model file named in a SPEC (or, for evaluate, the engine's or "
-                        "the agents' code) changed since the start")
+    _flag(p, "--allow-changed-agents", "with --resume: continue although an agent or a model file named in a SPEC "
+          "(or, for evaluate, the engine's or the agents' code) changed since the run started")
+
+
+def _flag(p: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, help: str, default: bool = False) -> None:
+    """A boolean option, the dialect's pair ``--x`` / ``--no-x`` (:mod:`training.cli.dialect`)."""
+    p.add_argument(name, action=argparse.BooleanOptionalAction, default=default,
+                   help=f"{help} (default: {'on' if default else 'off'})")
 
 
 def _add_variant(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--expansions", default=_DEFAULT_EXPANSIONS,
-                   help=f"comma-separated expansions: tower, black_tower, watchtowers or '' for the base game "
+    p.add_argument("--expansions", default=_DEFAULT_EXPANSIONS, metavar="NAME,NAME",
+                   help=f"comma-separated expansions: tower, black_tower, watchtowers; '' for the base game "
                         f"(default: {_DEFAULT_EXPANSIONS}, the tower variant)")
-    p.add_argument("--rules", default="", metavar="FLAG[,FLAG]",
-                   help="variant flags of GameConfig to switch on, e.g. no_ransom,tower_top_followers_immune "
-                        "(README, 'Rules')")
+    p.add_argument("--rules", default="", metavar="FLAG,FLAG",
+                   help="comma-separated rule variants to switch on, e.g. no_ransom,tower_top_followers_immune "
+                        "(the boolean fields of carcassonne_env.engine.GameConfig; docs/rules.md) (default: none)")
+
+
+def _add_progress(p: argparse.ArgumentParser) -> None:
+    _flag(p, "--progress", "show a progress bar on stderr (never when stderr is not a terminal)", default=True)
 
 
 def _add_backend(p: argparse.ArgumentParser, process_workers: str = "1") -> None:
-    p.add_argument("--workers", type=argtypes.count, help="parallel games: worker processes, or the cores of the local "
-                   f"Ray (default: {process_workers} for process; for ray all cores, or every CPU of the --address "
-                   "cluster)")
+    p.add_argument("--workers", type=argtypes.count, metavar="N", help="games played in parallel: worker processes, "
+                   f"or the cores of the local Ray (default: {process_workers} with --backend process; with ray all "
+                   "cores, or every CPU of the --address cluster)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
-                   "this machine or Ray tasks, on a local Ray or the cluster at --address (default process; ray "
-                   "needs the ray extra)")
-    p.add_argument("--address", metavar="ADDR", help="ray backend: the Ray cluster to run on (auto, HOST:PORT of "
-                   "'ray start --head', or ray://HOST:10001); default: start a local Ray for the run")
+                   "this machine, or Ray tasks on a local Ray or on the cluster at --address (ray needs the ray "
+                   "extra; default process)")
+    p.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster to run on (auto, HOST:PORT "
+                   "of 'ray start --head', or ray://HOST:10001) (default: start a local Ray for the run)")
 
 
 def _backend(args: argparse.Namespace) -> Backend:
@@ -175,78 +180,87 @@ def _backend(args: argparse.Namespace) -> Backend:
         raise TournamentError(str(e)) from None
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``carcassonne`` parser (the trainers behind ``train`` parse their own arguments)."""
     parser = argparse.ArgumentParser(
         prog="carcassonne",
-        description="Play, rate, benchmark and train Carcassonne agents (docs/tournament.md, docs/training.md).",
+        description="Play, rate, benchmark and train Carcassonne agents. Every COMMAND has its own options: "
+                    "carcassonne COMMAND --help. An agent is named by a spec string (random, greedy, "
+                    "mcts:sims=400, ppo:PATH.zip ...: the README's agents table). Lists are one comma-separated "
+                    "argument (--expansions tower,black_tower) and booleans a pair --x / --no-x.",
     )
+    parser.add_argument("--version", action="version", version=f"carcassonne-env {version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play or watch one game between agents and humans",
-                          description="Play one game, seat i taken by the i-th spec; print the text board "
+    play = sub.add_parser("play", help="play or watch one game between agents and people",
+                          description="Play one game, seat i taken by the i-th SPEC; print the text board "
                                       "after every turn and the final scores. A 'human' seat is played at the "
                                       "terminal, or in the browser with --web (docs/play.md).")
     play.add_argument("specs", nargs="*", metavar="SPEC",
-                      help=f"2–6 seats in order: human or an agent; {_SPEC_HELP}")
-    play.add_argument("--seed", type=argtypes.seed, default=0, help="game seed: the tile order (default 0)")
+                      help=f"2–6 seats in order: human, or an {_SPEC_HELP}")
+    play.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
+                      help="the game's seed: it draws the tile order (default 0)")
     _add_variant(play)
-    play.add_argument("--delay", type=_seconds, default=0.0, help="seconds to wait after each turn (default 0)")
+    play.add_argument("--delay", type=_seconds, default=0.0, metavar="SECONDS",
+                      help="seconds to wait after each turn (default 0)")
     play.add_argument("--frames", type=_directory, metavar="DIR",
-                      help="also write one PNG per turn to DIR (the env's rgb_array picture)")
+                      help="also write one PNG picture of the board per turn into DIR (default: none)")
     play.add_argument("--html", type=_suffixed(".html", ".htm"), metavar="FILE",
-                      help="also write the game's replay page to FILE (one self-contained HTML file)")
+                      help="also write the game's replay page to FILE, one self-contained HTML file (default: none)")
     play.add_argument("--gif", type=_suffixed(".gif"), metavar="FILE",
-                      help="also write an animated GIF of the game to FILE, "
-                      "one frame per turn")
-    play.add_argument("--quiet", action="store_true", help="print only the final board and scores")
-    play.add_argument("--web", action="store_true", help="play in the browser: serve the game on localhost")
-    play.add_argument("--port", type=_port,
-                      help=f"--web: the port (default {play_human.DEFAULT_PORT}; 0: any free port)")
-    play.add_argument("--save", type=_file, metavar="FILE", help="with a human seat: where save, quit, Ctrl-C and "
-                      f"the game's end write it (default {play_human.DEFAULT_SAVE}, or the --resume file)")
-    play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE (its seats, "
-                      "unless SPECs are given)")
+                      help="also write an animated GIF of the game to FILE, one frame per turn (default: none)")
+    _flag(play, "--quiet", "print only the final board and scores")
+    _flag(play, "--web", "play in the browser: serve the game on http://localhost:PORT")
+    play.add_argument("--port", type=_port, metavar="PORT",
+                      help=f"with --web: the port (0: any free port) (default {play_human.DEFAULT_PORT})")
+    play.add_argument("--save", type=_file, metavar="FILE", help="with a human seat: the file that save, quit, "
+                      f"Ctrl-C and the game's end write (default {play_human.DEFAULT_SAVE}, or the --resume file)")
+    play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE, with its seats "
+                      "unless SPECs are given")
 
     replay = sub.add_parser("replay", help="write a game's replay page (HTML) to view in a browser",
                             description="Turn a game into one self-contained HTML page (no network needed) that "
                                         "shows the board at every decision, with step buttons, a slider, arrow "
                                         "keys, the action in words and the points scored.")
     replay.add_argument("record", type=Path, metavar="RECORD",
-                        help="a saved game (Game.to_dict JSON), a GameRecord JSON, a game saved by carcassonne "
-                        "play (a human table's save file), or a tournament's games.jsonl")
+                        help="a saved game: a game saved by carcassonne play, a tournament's games.jsonl, or the "
+                             "JSON of Game.to_dict or of a GameRecord")
     replay.add_argument("-o", "--out", type=_file, required=True, metavar="FILE", help="the HTML file to write")
     replay.add_argument("--game", type=argtypes.seed, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
-    replay.add_argument("--title", help="the page title (default: the agents and the seed)")
+    replay.add_argument("--title", metavar="TEXT", help="the page title (default: the agents and the seed)")
 
-    tour = sub.add_parser("tournament", help="rate agents in a round robin or gauntlet",
+    tour = sub.add_parser("tournament", help="rate agents in a round robin or a gauntlet",
                           description="Play a round robin (every set of --players agents) or a gauntlet (the "
-                                      "first agent against each of the others); every seed is played in every "
-                                      "seat rotation. Results go to --out as they finish; prints ratings with "
-                                      "95 % intervals and writes CSV, JSON and a PNG (docs/tournament.md).")
-    tour.add_argument("specs", nargs="+", metavar="SPEC", help=f"the agents (distinct); {_SPEC_HELP}")
-    tour.add_argument("--gauntlet", action="store_true", help="the first SPEC plays each of the others "
-                      "(default: round robin)")
+                                      "first agent against each of the others); every tile order is played in "
+                                      "every seat rotation. Games are saved to --out as they finish (--resume "
+                                      "continues); prints Elo ratings with 95 % intervals and writes CSV, JSON "
+                                      "and a PNG (docs/tournament.md).")
+    tour.add_argument("specs", nargs="+", metavar="SPEC", help=f"the agents (distinct); each an {_SPEC_HELP}")
+    _flag(tour, "--gauntlet", "the first SPEC plays each of the others, instead of a round robin")
     tour.add_argument("--players", type=int, choices=range(2, 7), default=2, metavar="{2..6}",
                       help="players per game (default 2)")
     count = tour.add_mutually_exclusive_group()
-    count.add_argument("--seeds", type=argtypes.count, help="tile orders per table; each is played in every seat "
-                       "rotation, so a table plays --players × --seeds games (default 10)")
-    count.add_argument("--games", type=argtypes.count, help="games per table, rounded up to a multiple of --players")
-    tour.add_argument("--first-seed", type=argtypes.seed, default=0, help="the first tile-order seed (default 0)")
+    count.add_argument("--seeds", type=argtypes.count, metavar="N", help="tile orders per table; each is played in "
+                       "every seat rotation, so a table plays --players × N games (default 10)")
+    count.add_argument("--games", type=argtypes.count, metavar="N",
+                       help="games per table, rounded up to a multiple of --players (instead of --seeds)")
+    tour.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
+                      help="the first tile order's seed; the tables play seeds N, N+1, ... (default 0)")
     _add_backend(tour)
-    tour.add_argument("--out", type=_directory, default=Path("runs/tournament"),
+    tour.add_argument("--out", type=_directory, default=Path("runs/tournament"), metavar="DIR",
                       help="output directory (default runs/tournament)")
-    tour.add_argument("--resume", action="store_true", help="continue the tournament in --out, skipping "
-                      "finished games (the settings must match)")
-    tour.add_argument("--anchor", help="agent rated 0 (default: random if present, else the first SPEC)")
+    _flag(tour, "--resume", "continue the tournament in --out, skipping finished games (the settings must match)")
+    tour.add_argument("--anchor", metavar="SPEC", help="the agent rated 0 (default: random if present, else the "
+                      "first SPEC)")
     tour.add_argument("--sprt", type=_sprt, metavar="ELO0,ELO1,ALPHA,BETA",
-                      help="stop a 2-agent, 2-player match when the SPRT of H0: Elo = ELO0 against H1: Elo = "
-                           "ELO1 (first SPEC's view) decides at error rates ALPHA, BETA, e.g. 0,10,0.05,0.05")
+                      help="stop a 2-agent, 2-player match early when a sequential probability ratio test of "
+                           "H0: Elo = ELO0 against H1: Elo = ELO1 (the first SPEC's) decides at error rates ALPHA, "
+                           "BETA, e.g. 0,10,0.05,0.05 (default: play every game)")
     _add_variant(tour)
     _add_faults(tour)
-    tour.add_argument("--no-progress", action="store_true",
-                      help="no progress bar (it is also off when stderr is not a terminal)")
+    _add_progress(tour)
 
     ev = sub.add_parser("evaluate", help="rate one agent against the reference ladder",
                         description="The reference benchmark: a round robin of SPEC and the ladder "
@@ -258,38 +272,39 @@ def _parser() -> argparse.ArgumentParser:
                                     "filled by the first evaluation that plays them); SPEC plays only its own. "
                                     "With --backend process, --workers defaults to the free cores (the cores less "
                                     "the load average).")
-    ev.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
-    ev.add_argument("--seeds", type=argtypes.count, default=100, help="tile orders per pairing, each played in both "
-                    "seats (default 100: 200 games per pairing)")
+    ev.add_argument("spec", metavar="SPEC", help=f"the {_SPEC_HELP}")
+    ev.add_argument("--seeds", type=argtypes.count, default=100, metavar="N", help="tile orders per pairing, each "
+                    "played in both seats (default 100: 200 games per pairing)")
     _add_backend(ev, "the free cores")
-    ev.add_argument("--out", type=_directory, help="output directory (default runs/evaluate-<SPEC>)")
-    ev.add_argument("--resume", action="store_true", help="continue the evaluation in --out")
+    ev.add_argument("--out", type=_directory, metavar="DIR",
+                    help="output directory (default runs/evaluate/SPEC, the SPEC's / and : as _)")
+    _flag(ev, "--resume", "continue the evaluation in --out, skipping finished games")
     ev.add_argument("--store-ladder", type=_suffixed(".gz"), metavar="FILE", help="also write the ladder's games "
                     f"among themselves to FILE, a store like the shipped {ladder.SHIPPED.name} (rewrite that one "
                     f"after changing the engine or agents: evaluate random --store-ladder {_shipped()})")
     _add_faults(ev)
-    ev.add_argument("--no-progress", action="store_true",
-                      help="no progress bar (it is also off when stderr is not a terminal)")
+    _add_progress(ev)
 
     bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
-                           description="engine / env: carcassonne_env.bench, random games on the engine or the "
-                                       "env (its options --players, --tiles, --expansions, --games, --seed, "
-                                       "--profile pass through; see python -m carcassonne_env.bench --help); "
+                           description="engine, env: random games on the engine or the PettingZoo env "
+                                       "(carcassonne_env.bench; its options --players, --tiles, --expansions, "
+                                       "--seed, --profile pass through: python -m carcassonne_env.bench --help). "
                                        "tournament: games/s of self-play games of each --specs agent on the "
-                                       "2-player tower variant with 1 and 2 workers of --backend; agent: the CPU "
+                                       "2-player tower variant with 1 and 2 workers of --backend. agent: the CPU "
                                        "time of one decision of each --specs agent (choose_action alone, torch on "
                                        "--threads threads) in self-play games of that variant, in this process.")
     bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
-    bench.add_argument("--games", type=argtypes.count, help="games per measurement (default: tournament 20, agent 5; "
-                       "engine, env as carcassonne_env.bench)")
-    bench.add_argument("--specs", default="random,greedy", help="tournament, agent: comma-separated agents; a "
-                       "spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy is two agents "
-                       "(default random,greedy)")
-    bench.add_argument("--threads", type=argtypes.count, default=1, help="agent: torch threads (default 1: one core)")
-    bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run "
-                       "(as for carcassonne tournament; default process)")
-    bench.add_argument("--address", metavar="ADDR", help="tournament, ray backend: the Ray cluster (default: a "
-                       "local Ray of 1, then 2 cores)")
+    bench.add_argument("--games", type=argtypes.count, metavar="N", help="games per measurement (default: "
+                       "engine 300, env 50, tournament 20, agent 5)")
+    bench.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="tournament, agent: "
+                       "comma-separated agents; a spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy "
+                       "is two agents (default random,greedy)")
+    bench.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
+                       help="agent: torch threads (default 1: one core)")
+    bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run, "
+                       "as for carcassonne tournament (default process)")
+    bench.add_argument("--address", metavar="ADDR", help="tournament with --backend ray: the Ray cluster (default: "
+                       "a local Ray of 1, then 2 cores)")
     train.add_parser(sub)
     return parser
 
@@ -376,7 +391,7 @@ def _settings(args: argparse.Namespace, specs: Sequence[str], mode: str, seeds: 
     from training.arena.tournament import Settings
 
     _check_specs(specs, config)
-    return Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "first_seed", 0),
+    return Settings(agents=tuple(specs), mode=mode, seeds=seeds, first_seed=getattr(args, "seed", 0),
                     config=config.to_dict(), sprt=getattr(args, "sprt", None), move_time_limit=args.move_time_limit)
 
 
@@ -387,7 +402,7 @@ def _tournament(args: argparse.Namespace, settings: Settings, anchor: str | None
     from training.arena.report import build_report, print_report, write_report
     from training.arena.tournament import load_games, run
 
-    state = run(settings, args.out, args.workers, args.resume, progress=not args.no_progress, backend=_backend(args),
+    state = run(settings, args.out, args.workers, args.resume, progress=args.progress, backend=_backend(args),
                 on_error=args.on_error, allow_changed_agents=args.allow_changed_agents, given=given, code=code)
     specs = settings.agents
     anchor = anchor or ("random" if "random" in specs else specs[0])
@@ -409,7 +424,7 @@ def _evaluate(args: argparse.Namespace) -> None:
     """SPEC in a round robin with the ladder; the ladder's games among themselves from a store when one
     has them, and stored in the user cache once this run has played them (:mod:`training.arena.ladder`)."""
     specs = list(dict.fromkeys([args.spec, *ladder.LADDER]))
-    args.out = args.out or Path("runs") / ("evaluate-" + re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec))
+    args.out = args.out or Path("runs") / "evaluate" / re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec)
     if args.workers is None and args.backend == "process":
         from training.sb3.threads import free_cores
 
@@ -438,7 +453,7 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         return
     if rest:
         raise ScheduleError(f"bench {args.target}: unrecognised arguments {' '.join(rest)}")
-    config, specs = ladder.ladder_config(), _spec_list(args.specs)
+    config, specs = ladder.ladder_config(), spec_list(args.specs)
     if not specs:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
@@ -490,7 +505,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # the trainers parse their own arguments
         return train.main(argv[1:])
-    parser = _parser()
+    if argv:
+        refuse_old_spellings(argv[1:], f"carcassonne {argv[0]}", RENAMED.get(argv[0], {}))
+    parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

@@ -1,7 +1,7 @@
 """Policy distillation with DAgger: a board network that plays without search — one readable file.
 
-    carcassonne train distill quick                          # a couple of minutes on 2 cores
-    carcassonne train distill full --out runs/distill        # hours; --resume continues it
+    carcassonne train distill quick                          # a couple of minutes on 2 cores, runs/distill/quick
+    carcassonne train distill full                           # hours, runs/distill/full; --resume continues it
     carcassonne train distill quick --rounds 3 --decisions 5000   # any setting can be overridden
 
 The **teacher** is a search agent that values every legal action (default
@@ -117,10 +117,10 @@ class Settings:
     epochs: int = 4
     """Passes over the samples per round (the epoch with the best held-out ``select_by`` is kept)."""
     select_by: str = "regret"
-    """The held-out figure that picks the epoch a round keeps (lowest wins): ``regret`` (the teacher's
-    value lost by the actions the student picks) or ``loss`` (cross-entropy + ``value_weight`` × the
-    value head's error; the value head takes no part in the student's moves). Runs started before
-    this setting existed resume with ``loss``, as they were fitted."""
+    # regret: the teacher's value lost by the actions the student picks; loss: cross-entropy + value_weight × the
+    # value head's error (the value head takes no part in the student's moves). Runs started before this setting
+    # existed resume with loss, as they were fitted (_BEFORE).
+    """The held-out figure, lowest wins, that picks the epoch a round keeps: regret or loss."""
     batch_size: int = 256
     """Decisions per minibatch of the fit."""
     learning_rate: float = 3e-4
@@ -134,8 +134,8 @@ class Settings:
     head_hidden: int = 64
     """Hidden units of the non-spatial action head and the value head."""
     action_heads: bool = False
-    """The board network's ``action_heads`` option (:mod:`agents.nets.action_heads`: PLACE and DEPLOY
-    logits from the tile's picture in each rotation and the feature each follower would claim)."""
+    # PLACE and DEPLOY logits from the tile's picture in each rotation and the feature each follower would claim
+    """The board network's action heads (agents/nets/action_heads.py)."""
     eval_seeds: int = 20
     """Tile orders per anchor each round (each played in every seat)."""
     anchors: tuple[str, ...] = ("random", "greedy")
@@ -147,11 +147,10 @@ class Settings:
     device: str = "cpu"
     """torch device of the fit: cpu or cuda."""
     observations_on_device: bool = False
-    """Decompress every sample's observation once per fit and keep it raw on ``device``
-    (:class:`DeviceObservations`; ~130 KB a sample for 2 players: 31 GB at 240,000 samples), so a
-    minibatch costs no decompression: for a GPU with that memory. Same samples, same fit."""
+    # DeviceObservations: ~130 KB a sample for 2 players, 31 GB at 240,000 samples; same samples, same fit
+    """Keep the fit's observations decompressed on --device (no decompression per minibatch): for a big GPU."""
     resume: bool = False
-    """Continue the run in ``out`` (same settings except rounds, workers, threads, device, progress)."""
+    """Continue the run in --out (same settings except rounds, workers, threads, device, progress)."""
     progress: bool = True
     """Show progress bars."""
 
@@ -162,11 +161,11 @@ class Settings:
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("About 2 minutes on 2 CPU cores: two rounds of 3,000 decisions, a small network (16 channels, 1 block), "
               "rated against random and greedy on 5 tile orders.",
-              Settings(out="runs/quick_distill", rounds=2, decisions=3_000, epochs=4, learning_rate=1e-3, channels=16,
+              Settings(out="runs/distill/quick", rounds=2, decisions=3_000, epochs=4, learning_rate=1e-3, channels=16,
                        blocks=1, head_hidden=32, eval_seeds=5)),
     "full": ("Hours (use many cores): 4 rounds of 60,000 decisions, a 64-channel 4-block network with action "
              "heads, 6 epochs a round, rated against random and greedy on 100 tile orders.",
-             Settings(out="runs/distill", rounds=4, decisions=60_000, epochs=6, channels=64, blocks=4,
+             Settings(out="runs/distill/full", rounds=4, decisions=60_000, epochs=6, channels=64, blocks=4,
                       head_hidden=128, action_heads=True, eval_seeds=100)),
 }
 
@@ -797,16 +796,21 @@ def _json_safe(data: Any) -> Any:
 _HELP = ("Policy distillation with DAgger: trains the board network of the ppo: agents to play like a search "
          "teacher (default afterstate:pretrained,fast=1) without searching. Each round plays games (the previous "
          "round's student on some seats), the teacher labels every decision with its action values, the network "
-         "is fitted to all labels so far and rated against the anchors. Choose a preset, then override any "
-         "setting (carcassonne train distill quick --rounds 3; PRESET --help lists them). The student is "
-         "OUT/student.zip: play it as ppo:OUT/student.zip. docs/training.md, 'Distillation'.")
+         "is fitted to all labels so far and rated against the anchors. The student is OUT/student.zip: play it as "
+         "ppo:OUT/student.zip. docs/training.md, 'Distillation'.")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train distill") -> int:
     """``carcassonne train distill`` (:mod:`training.cli.train`): a preset, then overrides."""
+    import sys
+
     import tyro
 
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, description=_HELP)
+    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
+
+    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
+                                                  description=preset_help(_HELP, prog, "quick --rounds 3"))
     try:
         train(settings)
     except ValueError as e:

@@ -6,9 +6,9 @@ agents' last observations into one batch of tensors) and module → env (the mod
 into one action per acting agent, and the rest recorded in the episodes). RLlib's default pipelines
 are general: six and seven pieces that walk nested structures, key every item by (episode, agent,
 module), and time each piece into the EnvRunner's metrics, about 0.9 ms an env step on this
-machine, a fifth of an EnvRunner's time here (docs/scaling.md). This env is one module that every
-seat shares, flat observations of fixed shape and one acting agent per env at a time (a turn-based
-game), so the same work is a loop:
+machine, a fifth of an EnvRunner's time here (docs/experiments/2026-11-rllib-throughput.md). This env
+is one module that every seat shares, flat observations of fixed shape and one acting agent per env
+at a time (a turn-based game), so the same work is a loop:
 
 * :class:`ActingObservations` (env → module): for each episode not done, each agent that got an
   observation at the last step and is to act (RLlib's two pieces: ``AddObservationsFromEpisodesToBatch``

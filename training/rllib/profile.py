@@ -54,11 +54,16 @@ def stage_seconds(stats: pstats.Stats) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    import sys
+
     import tyro
 
     from training.arena.ray_support import ray_session
+    from training.cli.dialect import comma_lists, list_flags, refuse_old_spellings
 
-    s = tyro.cli(Settings, args=argv, prog="python -m training.rllib.profile",
+    prog = "python -m training.rllib.profile"
+    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
+    s = tyro.cli(Settings, args=argv, prog=prog, registry=comma_lists(),
                  description="Profile RLlib training iterations by stage (module docstring).")
     s = replace(s, eval_every=0)
     s.check()

@@ -65,9 +65,8 @@ class Settings:
     num_cpus: int | None = None
     """Cores of the local Ray (default: all); ignored with --address."""
     object_store_mb: int = 0
-    """Object store of the local Ray, in MiB (0 = room for three iterations' samples: 3 × --train-batch ×
-    the bytes a step records, at least 200 MiB, at most 30 % of this machine's memory); ignored with
-    --address."""
+    # 0: room for three iterations' samples (3 × --train-batch × step_bytes), 200 MiB to 30 % of the memory
+    """Object store of the local Ray in MiB (0: three iterations' samples, at least 200); not with --address."""
     env_runners: int = 1
     """Sampling actors (EnvRunners), one CPU each; 0 = sample in the driver."""
     envs_per_runner: int = 1
@@ -77,41 +76,54 @@ class Settings:
     runner_threads: int = 1
     """torch threads of each EnvRunner (1: its one CPU)."""
     iterations: int = 20
-    """Training iterations (each samples ``train_batch`` env steps, then updates)."""
+    """Training iterations (each samples --train-batch env steps, then updates)."""
     seed: int = 0
+    """Seeds the model, the env runners' envs and the evaluation's agents."""
     players: int = 2
     """Players per game (2–6); every seat is the learner (shared policy)."""
     expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    """Expansions in play (the 2-player tower variant by default)."""
     window: int = 31
     """Board window W of the observations (docs/env.md)."""
     shaping: float = 0.01
     """Weight of the per-step shaping reward (0 = win/loss only)."""
     shaping_scores: Literal["current", "end_now"] = "end_now"
+    """Shaping pays changes of the scores if the game ended now (potential-based) or of the current scores."""
     train_batch: int = 2048
     """Env steps per iteration (all seats' decisions count)."""
     minibatch: int = 256
+    """PPO's minibatch: env steps per gradient step."""
     epochs: int = 4
+    """PPO's passes over each iteration's batch."""
     learning_rate: float = 3e-4
+    """Adam's learning rate."""
     gamma: float = 0.995
+    """Discount factor of the returns."""
     gae_lambda: float = 0.95
+    """λ of the generalised advantage estimate (GAE)."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus in PPO's loss (higher: more exploration)."""
     clip_range: float = 0.2
+    """PPO's clipping of the policy ratio."""
     kl_coeff: float = 0.2
-    """Weight of PPO's KL penalty (RLlib's default; 0 = none, as in SB3's MaskablePPO: the EnvRunners then
-    keep one number instead of the 16,352 logits a step they record for it)."""
+    # 0: the EnvRunners then keep one number instead of the 16,352 logits a step they record for it
+    """Weight of PPO's KL penalty (RLlib's default; 0 = none, as in SB3's MaskablePPO, and less to record)."""
     channels: int = 16
     """Features per board cell in the network's trunk (agents/nets/board_net.py)."""
     blocks: int = 2
     """Residual 3×3 convolution blocks of the trunk."""
     head_hidden: int = 64
+    """Hidden units of the action and value heads."""
     eval_every: int = 5
     """Iterations between evaluations, and one at the end (0 = none)."""
     eval_seeds: int = 10
     """Tile orders per evaluation opponent; each is played in every seat rotation."""
     eval_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
+    """Agent specs every evaluation plays against."""
     eval_backend: Literal["process", "ray"] = "process"
     """Where evaluation games run: processes on the driver's machine, or Ray tasks (free cluster CPUs)."""
     eval_workers: int = 1
+    """Processes (or Ray tasks) that play the evaluation games."""
     checkpoint_every: int = 5
     """Iterations between checkpoints (the final one is always written)."""
     resume: bool = False
@@ -412,10 +424,18 @@ def _append(path: Path, row: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib") -> None:
     """``carcassonne train rllib`` (:mod:`training.cli.train`): parse ``argv`` and train."""
+    import sys
+
     import tyro
 
-    settings = tyro.cli(Settings, args=argv, prog=prog,
-                        description=(__doc__ or "").split("\n\n")[0])
+    from training.cli.dialect import comma_lists, list_flags, refuse_old_spellings
+
+    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
+    description = ("Self-play PPO training of the board network on Ray RLlib, on this machine or a Ray cluster "
+                   "(--address): the rllib: agents (module training/rllib/selfplay.py, docs/training.md; the ray "
+                   "extra). Output: runs/rllib unless --out says otherwise; --resume continues a run there. A list "
+                   "is one comma-separated argument, a boolean --x / --no-x.")
+    settings = tyro.cli(Settings, args=argv, prog=prog, registry=comma_lists(), description=description)
     from training.arena.ray_support import RayError
     from training.checks import SettingError
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -25,6 +26,7 @@ from agents.nets.policy import CarcassonnePolicy
 from carcassonne_env import argtypes
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.environment import SingleAgentEnv
+from training.cli.dialect import refuse_old_spellings
 
 from .ppo import ppo_kwargs
 from .threads import free_cores
@@ -93,18 +95,31 @@ class IterationTimer(BaseCallback):
 
 
 def main(argv: list[str] | None = None) -> float:
-    parser = argparse.ArgumentParser(prog="python -m training.sb3.bench_train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=argtypes.count, default=5, help="PPO iterations to time (default 5)")
-    parser.add_argument("--threads", type=argtypes.count, default=None, help="torch threads (default: free cores)")
-    parser.add_argument("--envs", type=argtypes.count, default=2, help="envs in the DummyVecEnv (default 2)")
-    parser.add_argument("--n-steps", type=argtypes.count, default=512, help="steps per env per iteration (default 512)")
-    parser.add_argument("--batch-size", type=argtypes.count, default=256, help="minibatch size (default 256)")
-    parser.add_argument("--epochs", type=argtypes.count, default=4, help="epochs per iteration (default 4)")
-    parser.add_argument("--players", type=int, default=2, help="players (default 2)")
-    parser.add_argument("--channels", type=argtypes.count, default=16, help="trunk channels (default 16)")
-    parser.add_argument("--blocks", type=argtypes.seed, default=2, help="residual 3×3 blocks (default 2)")
-    parser.add_argument("--margin", type=argtypes.seed, default=1, help="crop margin in cells (default 1)")
-    parser.add_argument("--seed", type=argtypes.seed, default=0, help="seed (default 0)")
+    prog = "python -m training.sb3.bench_train"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=argtypes.count, default=5, metavar="N",
+                        help="PPO iterations to time (default 5)")
+    parser.add_argument("--threads", type=argtypes.count, default=None, metavar="N",
+                        help="torch threads (default: the free cores)")
+    parser.add_argument("--n-envs", type=argtypes.count, default=2, metavar="N",
+                        help="envs in the DummyVecEnv, as carcassonne train ppo --n-envs (default 2)")
+    parser.add_argument("--n-steps", type=argtypes.count, default=512, metavar="N",
+                        help="steps per env per iteration (default 512)")
+    parser.add_argument("--batch-size", type=argtypes.count, default=256, metavar="N",
+                        help="PPO's minibatch size (default 256)")
+    parser.add_argument("--n-epochs", type=argtypes.count, default=4, metavar="N",
+                        help="PPO's passes over each iteration's rollout (default 4)")
+    parser.add_argument("--players", type=int, default=2, metavar="N", help="players per game, 2–6 (default 2)")
+    parser.add_argument("--channels", type=argtypes.count, default=16, metavar="N",
+                        help="features per board cell of the network's trunk (default 16)")
+    parser.add_argument("--blocks", type=argtypes.seed, default=2, metavar="N",
+                        help="residual 3×3 convolution blocks of the trunk (default 2)")
+    parser.add_argument("--margin", type=argtypes.seed, default=1, metavar="N",
+                        help="cells of margin around the placed tiles in the network's crop (default 1)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
+                        help="seed of the model and envs (default 0)")
+    renamed = {"--envs": "--n-envs", "--epochs": "--n-epochs"}  # as carcassonne train ppo names them
+    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, renamed)
     args = parser.parse_args(argv)
     if args.seed >= 2**32:
         parser.error(f"argument --seed: expected an integer below 2**32 (numpy's seeds), got {args.seed}")
@@ -115,18 +130,18 @@ def main(argv: list[str] | None = None) -> float:
     threads = args.threads if args.threads is not None else free_cores()
     th.set_num_threads(threads)
 
-    env = TimedVecEnv(DummyVecEnv([lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)] * args.envs))
+    env = TimedVecEnv(DummyVecEnv([lambda: SingleAgentEnv(players=args.players, expansions=EXPANSIONS)] * args.n_envs))
     model = MaskablePPO(
         CarcassonnePolicy,
         env,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
-        n_epochs=args.epochs,
+        n_epochs=args.n_epochs,
         seed=args.seed,
         **ppo_kwargs(channels=args.channels, blocks=args.blocks, margin=args.margin),
     )
     parameters = sum(p.numel() for p in model.policy.parameters())
-    steps = args.n_steps * args.envs
+    steps = args.n_steps * args.n_envs
     print(f"{parameters:,} parameters, {threads} torch thread(s), {steps} env steps per iteration", flush=True)
     timer = IterationTimer(env, steps)
     model.learn(args.iterations * steps, callback=timer)

@@ -1,9 +1,10 @@
 """Self-play training with MaskablePPO on carcassonne_v0 — one readable file, cleanrl-style.
 
-    carcassonne train ppo quick                                 # ≤ 5 minutes on 2 cores
-    carcassonne train ppo full --out runs/full                  # hours (the pretrained agent)
+    carcassonne train ppo quick                                 # ≤ 5 minutes on 2 cores, into runs/ppo/quick
+    carcassonne train ppo full                                  # hours (the pretrained agent), runs/ppo/full
     carcassonne train ppo quick --total-steps 50000             # any setting can be overridden
-    carcassonne train ppo full --out runs/full --resume
+    carcassonne train ppo quick --eval-opponents random,greedy  # a list is one comma-separated argument
+    carcassonne train ppo full --resume
 
 What happens, in order:
 
@@ -67,8 +68,8 @@ __all__ = ["PRESETS", "Settings", "train"]
 class Settings:
     """Every setting of a self-play run (each one is a command-line flag)."""
 
-    out: str = "runs/quick"
-    """Output directory: checkpoints, snapshots, TensorBoard logs, evaluations, plots."""
+    out: str = "runs/ppo"
+    """Output directory: checkpoints, snapshots, TensorBoard logs, evaluations, plots (runs/ppo/PRESET)."""
     seed: int = 0
     """Seeds the model, the envs, the opponent draws and the demonstrations."""
     players: int = 2
@@ -84,12 +85,19 @@ class Settings:
     n_steps: int = 512
     """Steps per env per rollout."""
     batch_size: int = 256
+    """PPO's minibatch: decisions per gradient step."""
     n_epochs: int = 4
+    """PPO's passes over each rollout."""
     learning_rate: float = 3e-4
+    """Adam's learning rate of PPO."""
     gamma: float = 0.995
+    """Discount factor of the returns."""
     gae_lambda: float = 0.95
+    """λ of the generalised advantage estimate (GAE)."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus in PPO's loss (higher: more exploration)."""
     clip_range: float = 0.2
+    """PPO's clipping of the policy ratio."""
     channels: int = 16
     """Features per board cell in the network's trunk (agents/nets/policy.py)."""
     blocks: int = 2
@@ -101,18 +109,19 @@ class Settings:
     imitation_decisions: int = 2_000
     """Teacher decisions cloned before PPO (0 = no warm start)."""
     imitation_teacher: str = "greedy"
-    """Agent spec of the teacher; ``greedy:value=linear`` (greedy on the learned value) beats greedy."""
+    """Agent spec of the teacher; greedy:value=linear (greedy on the learned value) beats greedy."""
     imitation_epochs: int = 3
+    """Passes over the demonstrations."""
     imitation_learning_rate: float = 1e-3
+    """Adam's learning rate of the warm start."""
     imitation_workers: int = 1
     """Processes that play the teacher's demonstrations."""
     prior: str = ""
-    """Agent spec whose action values are the policy's prior (a residual policy, agents/nets/prior.py):
-    the policy adds β × the values (points, best = 0) to its logits. Replaces imitation."""
+    """Agent spec whose action values (points) the policy adds to its logits, × a learned β; replaces imitation."""
     prior_temperature: float = 1.0
     """The prior's initial temperature in points (β starts at 1 / temperature and is learned)."""
     fixed_opponents: tuple[str, ...] = ("random", "greedy:fast=1")
-    """Agent specs always in the pool (greedy's ``fast`` variant costs ~4 ms a decision instead of ~20)."""
+    """Agent specs always in the pool (greedy:fast=1 costs ~4 ms a decision instead of greedy's ~20)."""
     fixed_weights: tuple[float, ...] = (1.0, 1.0)
     """Relative draw weights of the fixed opponents."""
     snapshot_share: float = 0.3
@@ -122,13 +131,17 @@ class Settings:
     promotion_margin: float = 0.05
     """A snapshot joins the pool when it scores ≥ 0.5 + margin against the pool's best."""
     max_snapshots: int = 5
+    """Promoted snapshots kept in the pool (the oldest leaves first)."""
     eval_every: int = 0
     """Steps between evaluations (0 = only at the end)."""
     eval_seeds: int = 10
     """Tile orders per evaluation opponent; each is played in every seat rotation."""
     eval_opponents: tuple[str, ...] = ("random", "greedy")
+    """Agent specs every evaluation plays against (and the pool's best)."""
     eval_workers: int = 2
+    """Processes that play the evaluation games."""
     checkpoint_every: int = 10_000
+    """Steps between checkpoints (the final one is always written)."""
     threads: int = 0
     """torch threads (0 = choose from the free cores)."""
     device: str = "auto"
@@ -136,7 +149,7 @@ class Settings:
     max_minutes: float = 0.0
     """Stop PPO after this many minutes of this invocation (0 = no limit); the run stays resumable."""
     resume: bool = False
-    """Continue the run in ``out`` from its last checkpoint."""
+    """Continue the run in --out from its last checkpoint."""
     progress: bool = True
     """Show progress bars."""
 
@@ -196,13 +209,13 @@ class Settings:
 
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("≤ 5 minutes on 2 CPU cores: imitation of greedy, then 30k PPO steps, mostly against random.",
-              Settings(total_steps=30_000, learning_rate=1e-4, ent_coef=0.003, imitation_decisions=3_000,
-                       imitation_epochs=4, fixed_weights=(3.0, 1.0), eval_every=10_000, eval_seeds=5,
-                       eval_opponents=("random",))),
+              Settings(out="runs/ppo/quick", total_steps=30_000, learning_rate=1e-4, ent_coef=0.003,
+                       imitation_decisions=3_000, imitation_epochs=4, fixed_weights=(3.0, 1.0), eval_every=10_000,
+                       eval_seeds=5, eval_opponents=("random",))),
     "full": ("The pretrained agent (a day on 2 cores; best on many): a residual policy over the prior of greedy on "
              "the learned value (no imitation), PPO against greedy, that prior and promoted snapshots, "
              "evaluations every 50k steps.",
-             Settings(out="runs/full", total_steps=2_000_000, n_envs=8, subprocess_envs=True, n_steps=256,
+             Settings(out="runs/ppo/full", total_steps=2_000_000, n_envs=8, subprocess_envs=True, n_steps=256,
                       batch_size=512, imitation_decisions=0, prior="greedy:value=linear", prior_temperature=0.1,
                       learning_rate=3e-4,
                       ent_coef=0.0, fixed_opponents=("greedy", "greedy:value=linear"), fixed_weights=(1.0, 1.0),
@@ -602,9 +615,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo")
 
     import tyro
 
+    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog,
-                                                  description=__doc__.split("\n\n")[0])
+    refuse_old_spellings(argv, prog, lists=list_flags(Settings))
+    summary = ("Self-play training of the board network with Stable-Baselines3's MaskablePPO (the ppo: agents; "
+               "module training/sb3/selfplay.py, docs/training.md).")
+    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
+                                                  description=preset_help(summary, prog, "quick --total-steps 50000"))
     given = {a[2:].split("=")[0].replace("-", "_").removeprefix("no_") for a in (argv or []) if a.startswith("--")}
     start = time.time()
     final = train(settings, given)

@@ -95,12 +95,16 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
                     "are a ridge least-squares fit; whole games are held out and the fit is judged on them.",
         epilog="example: carcassonne train value runs/value_data/games.jsonl -o my_value.json\n"
                "then:    carcassonne tournament greedy:value=my_value.json greedy --seeds 100")
-    parser.add_argument("games", nargs="+", type=Path, help="tournament games.jsonl files (finished games)")
-    parser.add_argument("-o", "--out", type=Path, required=True, help="the weights file to write (JSON)")
-    parser.add_argument("--holdout", type=float, default=0.2, help="share of games held out (default 0.2)")
-    parser.add_argument("--ridge", type=float, default=1e-3, help="ridge term per sample (default 1e-3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default 0)")
-    parser.add_argument("--data", default=None,
+    parser.add_argument("games", nargs="+", type=Path, metavar="GAMES",
+                        help="tournament games.jsonl files (finished games; carcassonne tournament writes them)")
+    parser.add_argument("-o", "--out", type=Path, required=True, metavar="FILE",
+                        help="the weights file to write (JSON); play it as greedy:value=FILE")
+    parser.add_argument("--holdout", type=float, default=0.2, metavar="SHARE",
+                        help="share of the games held out to judge the fit, in [0, 1) (default 0.2)")
+    parser.add_argument("--ridge", type=float, default=1e-3, metavar="X",
+                        help="ridge term per sample of the least squares (default 1e-3)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the held-out split (default 0)")
+    parser.add_argument("--data", default=None, metavar="TEXT",
                         help="how the games were made, recorded in the weights file (default: the file names)")
     args = parser.parse_args(argv)
     if not 0 <= args.holdout < 1:
