@@ -134,10 +134,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--games", type=argtypes.count, default=10_000, help="random games (default 10000)")
     parser.add_argument("--workers", type=argtypes.count, default=2, help="processes (default 2)")
-    parser.add_argument("--first-seed", type=argtypes.seed, default=0, help="seed of the first game (default 0)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the first game (default 0)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    stats = measure(args.games, args.workers, args.first_seed)
+    stats = measure(args.games, args.workers, args.seed)
     print(report(stats))
     print(f"({time.perf_counter() - start:.0f} s)")
 

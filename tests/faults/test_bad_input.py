@@ -190,7 +190,7 @@ MODULES = {
     ("carcassonne_env.environment.measure_window", ["--games", "abc"], "--games"),
     ("carcassonne_env.environment.measure_window", ["--workers", "0"], "--workers"),
     ("carcassonne_env.environment.measure_window", ["--workers", "-2"], "--workers"),
-    ("carcassonne_env.environment.measure_window", ["--first-seed", "-1"], "--first-seed"),
+    ("carcassonne_env.environment.measure_window", ["--seed", "-1"], "--seed"),
     ("carcassonne_env.environment.render", ["--players", "7"], "players"),
     ("carcassonne_env.environment.render", ["--seed", "-1"], "--seed"),
     ("carcassonne_env.environment.render", ["--steps", "0"], "--steps"),
