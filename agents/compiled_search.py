@@ -3,10 +3,10 @@
 
 Imported by the package before any of those modules, it makes the engine's choice
 (:func:`carcassonne_env.engine.compiled_core.choose_compiled`) for this package: the compiled
-modules run when they are built, fresh (not older than their source) and not declined
-(``CARCASSONNE_PURE_PYTHON=1``), and only together with the compiled engine, whose classes their
-compiled code takes; otherwise their source runs. The same games either way
-(``tests/test_compiled_engine.py``).
+modules run when they are built, fresh (built from their source as it is now: the SHA-256 of the
+package's build record) and not declined (``CARCASSONNE_PURE_PYTHON=1``), and only together with the
+compiled engine, whose classes their compiled code takes; otherwise their source runs. The same
+games either way (``tests/test_compiled_engine.py``).
 """
 
 from __future__ import annotations

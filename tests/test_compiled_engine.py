@@ -1,10 +1,12 @@
 """The compiled engine core (mypyc, ``setup.py``) plays exactly the games of its Python source.
 
 ``pip install -e .`` compiles the engine's hot modules where it can; ``CARCASSONNE_PURE_PYTHON=1``
-runs the source instead, and so does a compiled module older than its source file
-(:mod:`carcassonne_env.engine.compiled_core`). Here the games of this process's engine are compared
-with the same games played by the Python source in a subprocess: random playouts on every expansion
-combination and player count, greedy and MCTS agents, every action, score and score-log event. CI
+runs the source instead, and so does a compiled module not built from its source file as it is now
+(the SHA-256 of the build record, :mod:`carcassonne_env.engine.compiled_core`); a build that could
+not compile says so once at import (``tests/test_wheel_install.py``: the same on a wheel). Here the
+games of this process's engine are compared with the same games played by the Python source in a
+subprocess: random playouts on every expansion combination and player count, greedy and MCTS
+agents, every action, score and score-log event. CI
 (``scripts/test.sh``) requires the compiled core (``CARCASSONNE_REQUIRE_COMPILED=1``) and runs the
 rules tests once more on the source.
 """
@@ -18,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,7 @@ import pytest
 import agents
 import agents.greedy as greedy_module
 import carcassonne_env.engine as engine
-from carcassonne_env.engine import compiled_core
+from carcassonne_env.engine import build_record, compiled_core
 from carcassonne_env.engine import game as game_module
 
 PURE = {**os.environ, compiled_core.PURE_PYTHON_VARIABLE: "1"}
@@ -88,13 +91,18 @@ def test_compiled_reports_the_modules_that_run() -> None:
             suffix = Path(importlib.import_module(name).__file__ or "").suffix
             runs_compiled = suffix != ".py"
             assert runs_compiled == package.COMPILED, f"{package.__name__}.COMPILED, {name} from {suffix}"
+        if package.COMPILED:  # the build recorded the source of every module it compiled, and of no other
+            record = build_record.read(Path(package.__file__ or "").parent)
+            assert record is not None and record.failure is None
+            assert {f"{package.__name__}.{module}" for module in record.sources} == set(names)
     assert "carcassonne_env.engine.tower" in _compiled_by_setup("ENGINE_MODULES")
 
 
 def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one() -> None:
-    """A build next to the sources, not older than them, runs unless the source was asked for; where
-    CI asks for it (``CARCASSONNE_REQUIRE_COMPILED=1``, set by ``scripts/test.sh``) the install must
-    have built it (a failed build falls back to the source quietly: pip shows it only with -v)."""
+    """A build next to the sources, built from them as they are now, runs unless the source was asked
+    for; where CI asks for it (``CARCASSONNE_REQUIRE_COMPILED=1``, set by ``scripts/test.sh``) the
+    install must have built it (a failed build falls back to the source: pip shows why only with -v,
+    the import with one warning)."""
     built = bool(compiled_core.compiled_modules()) and not compiled_core.stale_modules()
     wanted = os.environ.get(compiled_core.PURE_PYTHON_VARIABLE, "") in ("", "0")
     assert (built and wanted) == engine.COMPILED
@@ -130,16 +138,63 @@ def _touch(path: Path, mtime: float) -> None:
     os.utime(path, (mtime, mtime))
 
 
-def test_a_compiled_module_older_than_its_source_is_stale(tmp_path: Path) -> None:
+def test_a_compiled_module_is_stale_unless_built_from_its_source_as_it_is_now(tmp_path: Path) -> None:
+    """The SHA-256 of the build record decides, not file times: a wheel unpacks ``game.so`` before
+    ``game.py``, so a fresh install has every source newer than its extension."""
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    _touch(tmp_path / "fresh.py", 1_000)
-    _touch(tmp_path / f"fresh{suffix}", 2_000)
-    _touch(tmp_path / "edited.py", 3_000)
-    _touch(tmp_path / f"edited{suffix}", 2_000)
-    _touch(tmp_path / "plain.py", 1_000)
+    for name in ("fresh", "edited", "unrecorded"):
+        (tmp_path / f"{name}.py").write_text(f"WHO = {name!r}\n")
+        _touch(tmp_path / f"{name}{suffix}", 1_000)  # older than every source
+    (tmp_path / "plain.py").write_text("")
     _touch(tmp_path / f"orphan{suffix}", 1_000)  # no source: not one of the engine's modules
-    assert set(compiled_core.compiled_modules(tmp_path)) == {"fresh", "edited"}
-    assert compiled_core.stale_modules(tmp_path) == ["edited"]
+    build_record.write(tmp_path, [tmp_path / "fresh.py", tmp_path / "edited.py"], None)
+    (tmp_path / "edited.py").write_text("WHO = 'edited after the build'\n")
+    assert set(compiled_core.compiled_modules(tmp_path)) == {"fresh", "edited", "unrecorded"}
+    assert compiled_core.stale_modules(tmp_path) == ["edited", "unrecorded"]
+    (tmp_path / "fresh.py").write_text("WHO = 'edited, then the extension touched'\n")
+    _touch(tmp_path / f"fresh{suffix}", 2.0**32)  # newer than its source: still judged by the record
+    assert compiled_core.stale_modules(tmp_path) == ["edited", "fresh", "unrecorded"]
+    (tmp_path / build_record.RECORD_NAME).write_text("not json")  # unreadable: built from unknown sources
+    assert compiled_core.stale_modules(tmp_path) == ["edited", "fresh", "unrecorded"]
+
+
+def _package(root: Path, name: str, failure: str | None) -> None:
+    """A package without compiled modules whose build record says ``failure``."""
+    (root / name).mkdir()
+    (root / name / "__init__.py").write_text("")
+    build_record.write(root / name, [], failure)
+
+
+def test_a_failed_build_is_said_once_at_import_unless_the_source_was_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pip shows the build's output only under -v: the install that could not compile says why at
+    the first import, one warning; not when the source was asked for (at install: no failure
+    recorded; or now), nor for a package that needs the compiled engine (the engine has said it)."""
+    _package(tmp_path, "failed_build", "the C build failed (CompileError: command 'cc' failed)")
+    _package(tmp_path, "asked_for_source", None)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(compiled_core.PURE_PYTHON_VARIABLE, raising=False)
+    try:
+        __import__("failed_build")
+        __import__("asked_for_source")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert compiled_core.choose_compiled("failed_build") is False
+            assert compiled_core.choose_compiled("failed_build", requires=False) is False
+            assert compiled_core.choose_compiled("asked_for_source") is False
+            monkeypatch.setenv(compiled_core.PURE_PYTHON_VARIABLE, "1")
+            assert compiled_core.choose_compiled("failed_build") is False
+        assert [str(w.message) for w in caught] == [
+            "failed_build: the compiled core was not built when this package was installed (the C build failed "
+            "(CompileError: command 'cc' failed)): running the Python source (same games, 2-3x slower); to "
+            "compile it, install a C compiler and the Python headers and reinstall, or set "
+            "CARCASSONNE_PURE_PYTHON=1 to silence this"
+        ]
+        assert caught[0].category is RuntimeWarning
+    finally:
+        for name in ("failed_build", "asked_for_source"):
+            sys.modules.pop(name, None)
 
 
 def test_a_package_compiled_against_the_engine_runs_its_source_without_it(
@@ -152,10 +207,10 @@ def test_a_package_compiled_against_the_engine_runs_its_source_without_it(
     for name in ("needs_engine", "with_engine"):
         package = tmp_path / name
         package.mkdir()
-        _touch(package / "__init__.py", 1_000)
+        (package / "__init__.py").write_text("")
         (package / "search.py").write_text("WHERE = 'source'\n")
-        os.utime(package / "search.py", (1_000, 1_000))
-        _touch(package / f"search{suffix}", 2_000)  # not a real extension: importing it would fail
+        (package / f"search{suffix}").write_text("")  # not a real extension: importing it would fail
+        build_record.write(package, [package / "search.py"], None)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv(compiled_core.PURE_PYTHON_VARIABLE, raising=False)
     try:

@@ -6,9 +6,14 @@ before any other engine module, keeps that choice only when it is sound and want
 
 * ``CARCASSONNE_PURE_PYTHON=1`` (any value but empty or ``0``) runs the Python source (the tests run
   the rules on both; a profiler sees the Python lines);
-* a compiled module older than its source file (the source was edited or checked out after the
-  build, as Python's own ``.pyc`` files are judged) would run code that is not the source's: the
-  Python source runs instead, with a warning saying how to rebuild (``pip install -e .``).
+* a compiled module built from other source than its file holds now (edited or checked out after
+  the build: the SHA-256 in the package's build record, :mod:`.build_record`, differs; file times
+  prove nothing, since pip unpacks a wheel's ``.so`` before its ``.py``) would run code that is not
+  the source's: the Python source runs instead, with a warning saying how to rebuild
+  (``pip install -e .``);
+* where the install could not compile (no C compiler, no Python headers: the build record says
+  why), the source runs and the first import says so once, since pip shows the build's own message
+  only under ``-v``; not when ``CARCASSONNE_PURE_PYTHON`` asked for the source, at install or now.
 
 :data:`COMPILED` says which one runs. The choice covers one package: it hands the package's
 directory a finder that knows source files alone. The search agents' hot modules are compiled too
@@ -23,6 +28,8 @@ import os
 import sys
 import warnings
 from pathlib import Path
+
+from . import build_record
 
 __all__ = ["COMPILED", "PURE_PYTHON_VARIABLE", "choose_compiled", "compiled_modules", "stale_modules"]
 
@@ -44,9 +51,12 @@ def compiled_modules(directory: Path = _HERE) -> dict[str, Path]:
 
 
 def stale_modules(directory: Path = _HERE) -> list[str]:
-    """The compiled modules of ``directory`` whose source file is newer than the extension."""
-    return sorted(name for name, path in compiled_modules(directory).items()
-                  if (directory / f"{name}.py").stat().st_mtime > path.stat().st_mtime)
+    """The compiled modules of ``directory`` not built from their source file as it is now: its
+    SHA-256 is not the one of ``directory``'s build record (or there is no record)."""
+    record = build_record.read(directory)
+    built = record.sources if record is not None else {}
+    return sorted(name for name in compiled_modules(directory)
+                  if built.get(name) != build_record.source_hash(directory / f"{name}.py"))
 
 
 def _source_only(package: str) -> None:
@@ -66,21 +76,35 @@ def choose_compiled(package: str, *, requires: bool = True) -> bool:
     before importing any of its modules) run; if not, its modules load from their source files.
 
     They run when the build put them there, the source was not asked for
-    (:data:`PURE_PYTHON_VARIABLE`), none is older than its source file, and ``requires`` holds: a
-    package compiled against this engine's compiled classes (``agents``) passes ``COMPILED``, since
-    its compiled code cannot take the source engine's objects.
+    (:data:`PURE_PYTHON_VARIABLE`), each was built from its source file as it is now
+    (:func:`stale_modules`), and ``requires`` holds: a package compiled against this engine's
+    compiled classes (``agents``) passes ``COMPILED``, since its compiled code cannot take the source
+    engine's objects. Without compiled modules, a build record that says the build failed is warned
+    of (once: a package is imported once), unless the source was asked for or ``requires`` fails
+    (the engine has warned already).
     """
     directory = Path(sys.modules[package].__file__ or "").parent
+    pure = os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0")
     if not compiled_modules(directory):
+        record = build_record.read(directory)
+        if record is not None and record.failure is not None and requires and not pure:
+            warnings.warn(
+                f"{package}: the compiled core was not built when this package was installed ({record.failure}): "
+                f"running the Python source (same games, 2-3x slower); to compile it, install a C compiler and "
+                f"the Python headers and reinstall, or set {PURE_PYTHON_VARIABLE}=1 to silence this",
+                RuntimeWarning, stacklevel=2,
+            )
+        if pure:  # nor any extension a build running beside this process writes later (scripts/test.sh)
+            _source_only(package)
         return False
-    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0") or not requires:
+    if pure or not requires:
         _source_only(package)
         return False
     stale = stale_modules(directory)
     if stale:
         warnings.warn(
-            f"{package}: the compiled modules are older than their source ({', '.join(stale)}): running the "
-            f"Python source instead (same games, slower); rebuild them with `pip install -e .`",
+            f"{package}: the compiled modules were not built from their source as it is now ({', '.join(stale)}): "
+            f"running the Python source instead (same games, slower); rebuild them with `pip install -e .`",
             RuntimeWarning, stacklevel=2,
         )
         _source_only(package)
