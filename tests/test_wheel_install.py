@@ -5,8 +5,8 @@ The wheel is built as a user builds it from a clone (``pip wheel . --no-deps``, 
 build environment with the build requirements of ``pyproject.toml``: mypyc compiles), from a copy of
 the working tree's files that git lists: the repository's own ``build/`` may hold leftovers of other
 builds, and another build there at the same moment would share mypyc's C sources (``build/mypyc``).
-The copy takes mypy's cache along (``.mypy_cache``, written by the editable install's own mypyc
-run): mypy trusts a cached module only while its source's hash is unchanged, so the wheel is the
+The copy takes mypyc's type-check cache along (``build/mypy-cache``, :data:`MYPYC_CACHE`, written by
+the editable install's own mypyc run: ``scripts/setup.sh`` points ``MYPY_CACHE_DIR`` there): mypy trusts a cached module only while its source's hash is unchanged, so the wheel is the
 same, and its type check of the whole program (two of the three minutes of a first build on two
 cores) is not done again. Where this machine cannot compile (no C compiler or no Python headers) the
 wheel holds the Python engine, whose first import must say so in one warning, and the test fails
@@ -36,6 +36,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
+#: mypyc's type-check cache, apart from the strict ``mypy`` run's ``.mypy_cache`` (``scripts/setup.sh``).
+MYPYC_CACHE = Path("build") / "mypy-cache"
 
 #: Run in the fresh venv, from a directory outside the repository: which engine runs, and a game.
 CHECK = r"""
@@ -67,7 +69,7 @@ def _can_compile() -> bool:
 
 def _copy_working_tree(to: Path) -> None:
     """The files of the working tree that git lists (tracked, or new and not ignored): a clone's;
-    and mypy's cache, where there is one."""
+    and mypyc's cache, where there is one."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
@@ -76,9 +78,9 @@ def _copy_working_tree(to: Path) -> None:
             (to / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, to / name)
     try:
-        shutil.copytree(ROOT / ".mypy_cache", to / ".mypy_cache")
-    except (OSError, shutil.Error):  # none, or a mypy run rewriting it: the build type-checks afresh
-        shutil.rmtree(to / ".mypy_cache", ignore_errors=True)
+        shutil.copytree(ROOT / MYPYC_CACHE, to / MYPYC_CACHE)
+    except (OSError, shutil.Error):  # none, or a build rewriting it: the build type-checks afresh
+        shutil.rmtree(to / MYPYC_CACHE, ignore_errors=True)
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -93,6 +95,7 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_the_compiled_core(tmp_path: Path
     source, dist, venv, elsewhere = (tmp_path / name for name in ("source", "dist", "venv", "elsewhere"))
     elsewhere.mkdir()
     _copy_working_tree(source)
+    env["MYPY_CACHE_DIR"] = str(source / MYPYC_CACHE)
     _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-q", "-w", str(dist)], source, env)
     (wheel,) = dist.glob("carcassonne_env-*.whl")
 
