@@ -6,9 +6,10 @@ build environment with the build requirements of ``pyproject.toml``: mypyc compi
 the working tree's files that git lists: the repository's own ``build/`` may hold leftovers of other
 builds, and another build there at the same moment would share mypyc's C sources (``build/mypyc``).
 The copy takes mypyc's type-check cache along (``build/mypy-cache``, :data:`MYPYC_CACHE`, written by
-the editable install's own mypyc run: ``scripts/setup.sh`` points ``MYPY_CACHE_DIR`` there): mypy trusts a cached module only while its source's hash is unchanged, so the wheel is the
-same, and its type check of the whole program (two of the three minutes of a first build on two
-cores) is not done again. Where this machine cannot compile (no C compiler or no Python headers) the
+the editable install's own mypyc run: ``scripts/setup.sh`` points ``MYPY_CACHE_DIR`` there): mypy
+trusts a cached module only while its source's hash is unchanged, so the wheel is the same, and its
+type check of the whole program (two of the three minutes of a first build on two cores) is not
+done again. Where this machine cannot compile (no C compiler or no Python headers) the
 wheel holds the Python engine, whose first import must say so in one warning, and the test fails
 only where CI requires the compiled core (``CARCASSONNE_REQUIRE_COMPILED=1``, ``scripts/test.sh``).
 
