@@ -39,7 +39,7 @@ from .geometry import AREA, DELTAS, RING, check_coords, pack, unpack
 from .persistence import game_from_dict, game_from_json, game_to_dict, game_to_json
 from .registry import build_expansions
 from .scoring import ScoreEvent, ScoreReason, award, completed_value, field_value, final_value, majority_counts
-from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
+from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue, seeded_pile
 
 __all__ = [
     "FOLLOWERS_PER_PLAYER", "Feature", "Follower", "Game", "GameRecord", "GameSetup", "PlaceUndo", "PlacedTile",
@@ -355,12 +355,7 @@ class Game:
                 raise TypeError(f"seed must be an int, got {seed!r}")
             if number < 0:
                 raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-            pile = [
-                t for s in config.tile_sets or () for t in catalogue.sets[s]
-                for _ in range(t.count - t.is_start)
-            ]
-            order = np.random.default_rng(number).permutation(len(pile))
-            pile = [pile[i] for i in order]
+            pile = seeded_pile(catalogue, config.tile_sets or (), number)
         else:
             allowed = {t.id for s in config.tile_sets or () for t in catalogue.sets[s]}
             for tid in tile_order:

@@ -21,7 +21,9 @@ board                  positions distinct and in range, rotations 0–3 (C2); th
                        every touching edge matches (R11)
 tiles                  the first ``drawn`` tiles of the pile are the tiles placed since the
                        start, the discarded ones and the tile in hand (R10, R13); a seeded
-                       pile plus the start tile is exactly the configured tile sets (R1, R31, R60)
+                       pile is exactly the pile its seed gives, in that order (``seeded_pile``:
+                       the configured tile sets less the start tile, R1, R31, R60); a custom
+                       pile is saved with ``explicit_order`` true and no seed
 history                every entry an action of this game's expansions, in turn order (T2–T4:
                        PLACE, at most one prelude, one choice, the answer to a T4 decision only
                        after a choice that opens one; each expansion gives its actions' roles,
@@ -39,6 +41,10 @@ scores                 one non-negative int per player (R2)
 expansions             each expansion's ``check_position`` (every position),
                        ``check_history`` (its state = its state at the origin plus its actions
                        of the history) and ``check_loaded`` (on the rebuilt game)
+replay                 the history replayed from the pile (or the built start position) gives
+                       exactly the loaded position: followers, supplies, scores, expansion
+                       states (a follower taken off with its supply raised adds up in R46 but
+                       is refused here)
 =====================  ======================================================================
 
 **Built positions.** :class:`~.position.PositionBuilder` sets up rulebook examples that play
@@ -50,8 +56,9 @@ expansion's ``check_position``), and everything since — tiles, history, follow
 states — as strictly as a game grown from the start tile, whose expansion states start as their
 ``new_state``. A document without ``start_position`` gets every check above.
 
-Not checked, because only replaying the history would tell: scores, which feature a follower joined
-(R15), whether a discarded tile really fitted nowhere, and what the expansions leave unchecked.
+The replay, last, covers what the checks above cannot tell: scores, which feature a follower joined
+(R15), whether a discarded tile really fitted nowhere, and what the expansions leave unchecked. The
+checks before it give the precise error for every invariant they know.
 """
 
 from __future__ import annotations
@@ -80,7 +87,7 @@ from .save_format import (
     read_ints,
     read_seq,
 )
-from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue
+from .tiles import SegmentKind, TileCatalogue, TileType, load_catalogue, seeded_pile
 
 if TYPE_CHECKING:
     from .game import Game
@@ -283,14 +290,22 @@ def _check_tiles(doc: _Doc, free: int) -> None:
               f"start, the discarded ones and the tile in hand: unaccounted {surplus}, drawn but missing {short}")
 
 
-def _check_full_pile(doc: _Doc, catalogue: TileCatalogue) -> None:
-    """A seeded pile plus the start tile is every tile of the configured sets (R1, R4, R31, R60)."""
-    want = Counter({t.id: t.count for s in doc.config.tile_sets or () for t in catalogue.sets[s]})
-    have = Counter(t.id for t in doc.pile) + Counter([catalogue.start.id])
-    if want != have:
-        surplus, short = sorted((have - want).elements()), sorted((want - have).elements())
+def _check_seeded_pile(doc: _Doc, catalogue: TileCatalogue) -> None:
+    """A seeded pile is the pile its seed gives, in that order (``seeded_pile``): every tile of the
+    configured sets once per copy, less the start tile (R1, R4, R31, R60). A changed seed or a
+    reordered pile is refused; a custom pile is saved as ``explicit_order`` with no seed."""
+    assert doc.seed is not None
+    want = seeded_pile(catalogue, doc.config.tile_sets or (), doc.seed)
+    if doc.pile == want:
+        return
+    have_n, want_n = Counter(t.id for t in doc.pile), Counter(t.id for t in want)
+    if have_n != want_n:
+        surplus, short = sorted((have_n - want_n).elements()), sorted((want_n - have_n).elements())
         fail(doc.at + "pile", f"a seeded pile must hold every tile of the sets {doc.config.tile_sets} "
               f"once per copy: too many {surplus}, too few {short}")
+    k = next(i for i, (a, b) in enumerate(zip(doc.pile, want, strict=True)) if a is not b)
+    fail(doc.at + "pile", f"not the order seed {doc.seed} gives (pile[{k}] is {doc.pile[k].id}, the seed draws "
+         f"{want[k].id}): a changed seed or pile; a custom pile is saved with explicit_order true and seed null")
 
 
 def _check_followers_supply(doc: _Doc, expansions: Sequence[Expansion]) -> None:
@@ -463,15 +478,41 @@ def validate_document(data: Any) -> None:
     origin = _origin(doc, catalogue, expansions)
     _check_position(doc, origin.placed, expansions)
     if not doc.explicit_order and doc.start_position is None:
-        _check_full_pile(doc, catalogue)
+        _check_seeded_pile(doc, catalogue)
     played = _check_history(doc, origin, expansions)
     _check_against_history(doc, origin, played, expansions)
 
 
 def validate_loaded(game: Game) -> None:
-    """Checks that need the rebuilt features (union-find) of a game loaded from a checked document:
-    the tile in hand can be placed (R12, R13), each expansion's (``Expansion.check_loaded``), and
-    no follower stands on a feature completed before this turn (R22, R24)."""
+    """Checks that need the rebuilt game loaded from a checked document: the tile in hand can be
+    placed (R12, R13), each expansion's (``Expansion.check_loaded``), no follower stands on a
+    feature completed before this turn (R22, R24), and the history replays to this position."""
+    _check_rebuilt(game)
+    _check_replayed(game)
+
+
+#: Longest rendering of a replayed value an error quotes.
+_QUOTE = 160
+
+
+def _check_replayed(game: Game) -> None:
+    """Replaying the history from the pile (or the built start position) gives exactly the loaded
+    position: followers, supplies, scores, expansion states and all. A follower taken off the board
+    with its supply raised, or points added, add up in every count yet are refused here. A game with
+    no history is its own origin (a fresh game or a built position) and has nothing to replay."""
+    if not game.history:
+        return
+    saved, replayed = game.to_dict(), game.record().replay().to_dict()
+    for key, value in saved.items():
+        if replayed[key] != value:
+            quoted = repr(replayed[key])
+            if len(quoted) > _QUOTE:
+                quoted = quoted[:_QUOTE] + "…"
+            fail(key, f"does not follow from the history: replaying it gives {quoted}")
+
+
+def _check_rebuilt(game: Game) -> None:
+    """The checks of :func:`validate_loaded` on the rebuilt features (union-find)."""
     phase = game.phase
     if phase is Phase.PLACE and not game.legal_actions():
         fail("tile", f"{game.current_tile} has no legal placement: it would have been discarded (R13)")

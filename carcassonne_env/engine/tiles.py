@@ -24,6 +24,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "CatalogueError",
     "SegmentKind",
@@ -318,6 +320,15 @@ def parse_catalogue(data: dict[str, Any]) -> TileCatalogue:
     if len(starts) != 1 or starts[0].id != data.get("start_tile"):
         raise CatalogueError("exactly one start tile, named by start_tile, is required (R1)")
     return TileCatalogue(types=tuple(types), by_id=by_id, sets=sets, start=starts[0])
+
+
+def seeded_pile(catalogue: TileCatalogue, tile_sets: tuple[str, ...], seed: int) -> list[TileType]:
+    """The pile a game seeded with ``seed`` draws from, in draw order: every tile of ``tile_sets``
+    once per copy, less the start tile (R1, R4), permuted by ``np.random.default_rng(seed)``. A
+    saved seeded game must hold exactly this pile (:mod:`.save_validation`)."""
+    pile = [t for s in tile_sets for t in catalogue.sets[s] for _ in range(t.count - t.is_start)]
+    order = np.random.default_rng(seed).permutation(len(pile))
+    return [pile[i] for i in order]
 
 
 @cache

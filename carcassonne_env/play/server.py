@@ -46,7 +46,7 @@ from ..viewer.page import fill_page, static_text, tile_symbols
 from ..viewer.palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from ..viewer.snapshots import frame
 from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
-from .session import AgentError, Chooser, PlayError, PlaySession, TurnNote, option_label
+from .session import AgentError, Chooser, PlayError, PlaySession, SaveFailed, TurnNote, option_label
 
 __all__ = ["MAX_BODY", "PlayServer", "page_html", "serve"]
 
@@ -156,7 +156,8 @@ class PlayServer:
             self._save()
 
     def _save(self) -> None:
-        self.saved = str(self.session.save(self.save_path))
+        """Save to the save file or, refused meanwhile, a free name beside it (:meth:`.SaveGuard.write`)."""
+        self.saved = str(self.session.save(self.save_path, elsewhere=True))
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
         """Answer one request: (status, JSON). Refusals are 400 / 404 with ``{"error": ...}``."""
@@ -185,10 +186,10 @@ class PlayServer:
                 return HTTPStatus.OK, route(request)
             except AgentError as e:  # the table's fault, not the request's: the game is kept
                 return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": self._saved_after(str(e))}
+            except SaveFailed as e:  # not written: not the request's fault either
+                return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(e)}
             except PlayError as e:
                 return HTTPStatus.BAD_REQUEST, {"error": str(e)}
-            except OSError as e:
-                return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"could not save the game: {e}"}
             except Exception as e:  # a bug: answered in JSON, the game saved, the server serves on
                 return HTTPStatus.INTERNAL_SERVER_ERROR, {
                     "error": self._saved_after(f"internal error: {type(e).__name__}: {e}")}
@@ -197,8 +198,8 @@ class PlayServer:
         """``message``, after saving the game (and saying where, or why it could not be saved)."""
         try:
             self._save()
-        except OSError as e:
-            return f"{message} (and the game could not be saved: {e})"
+        except SaveFailed as e:
+            return f"{message} (and the game was not saved: {e})"
         return f"{message} (the game is saved to {self.saved})"
 
     def _act(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -282,7 +283,9 @@ class PlayServer:
 def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser], *,
           host: str = "127.0.0.1", port: int = 8765, announce: Callable[[str], None] = print) -> Game:
     """Serve ``session`` until Ctrl-C or SIGTERM (the game is saved then, and at its end); returns
-    the game."""
+    the game. The last save goes to ``save_path`` or, refused meanwhile, a free name beside it
+    (:meth:`.SaveGuard.write`); one that cannot be written raises :class:`.SaveFailed` and prints
+    no resume command."""
     try:
         server = PlayServer(session, save_path, make_hint, host, port)
     except OSError as e:
@@ -301,8 +304,8 @@ def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Choo
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         server.httpd.server_close()
-        server.session.save(save_path)
-        announce(f"saved the game to {save_path}; " + (
-            f"replay it with: carcassonne replay {save_path} -o game.html" if server.session.game.is_over
-            else f"resume with: carcassonne play --resume {save_path} --web"))
+        written = server.session.save(save_path, elsewhere=True)
+        announce(f"saved the game to {written}; " + (
+            f"replay it with: carcassonne replay {written} -o game.html" if server.session.game.is_over
+            else f"resume with: carcassonne play --resume {written} --web"))
     return server.session.game

@@ -11,21 +11,26 @@ agent of every other seat. Invariants:
 * a saved game (:meth:`PlaySession.document`) is ``{"format", "seats", "record", "scores",
   "finished"}`` with ``record`` a :class:`~carcassonne_env.engine.GameRecord` document: ``carcassonne
   replay`` opens it (as it opens a tournament line) and :meth:`PlaySession.from_document` resumes
-  it, replaying the record to the identical position.
+  it, replaying the record to the identical position;
+* a save never replaces what a user wrote (:class:`SaveGuard`): a file that is not a table's save
+  is never written over, another game's save only with ``force``.
 
 Engine and standard library only: agents are passed in as objects with ``choose_action(game)``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import jsonio
 from ..engine import (
     Action,
     ActionKind,
@@ -38,8 +43,8 @@ from ..engine import (
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
 
-__all__ = ["HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "TurnNote", "option_label",
-           "parse_placement", "placement_code"]
+__all__ = ["HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "SaveFailed", "SaveGuard",
+           "TurnNote", "is_table_save", "option_label", "parse_placement", "placement_code"]
 
 #: The seat spec of a person.
 HUMAN = "human"
@@ -61,6 +66,84 @@ class PlayError(ValueError):
 class AgentError(PlayError):
     """An agent at the table failed: it raised, or chose an action the engine does not list. The
     message names the agent, its seat and what went wrong, in one line."""
+
+
+class SaveFailed(PlayError):
+    """The game was not saved: the file is refused (:class:`SaveGuard`) or could not be written."""
+
+
+def is_table_save(path: Path) -> bool:
+    """``path`` is a regular file holding a game saved by a table: a JSON object whose ``format`` is
+    :data:`SAVE_FORMAT` (read within the bound of :mod:`carcassonne_env.jsonio`)."""
+    try:
+        document = jsonio.load(path) if path.is_file() else None
+    except (OSError, ValueError):  # unreadable, too large, not JSON (JSONInputError)
+        return False
+    return isinstance(document, dict) and document.get("format") == SAVE_FORMAT
+
+
+class SaveGuard:
+    """Which files a table may write its save over. Rules (docs/play.md):
+
+    * a path where nothing exists may be written;
+    * an existing file that is not a table's save (:func:`is_table_save`: a tournament's
+      ``games.jsonl``, a ``GameRecord`` document, a script, a directory) is never replaced, ``force``
+      or not;
+    * an existing table's save is replaced when it is this game's own — the file the game was
+      resumed from (:meth:`own`) or one this guard wrote — or when ``force`` is set.
+    """
+
+    def __init__(self) -> None:
+        self.force = False
+        self._own: set[Path] = set()
+
+    def own(self, path: str | Path) -> None:
+        """Count ``path`` as this game's own save."""
+        self._own.add(Path(path).resolve())
+
+    def refusal(self, path: str | Path) -> str | None:
+        """Why ``path`` may not be written over (one line), or None when it may."""
+        path = Path(path)
+        if not path.exists() and not path.is_symlink():
+            return None
+        if not is_table_save(path):
+            return (f"{path} exists and is not a game saved by carcassonne play, so it is never replaced: "
+                    "choose another file (--save FILE)")
+        if self.force or path.resolve() in self._own:
+            return None
+        return f"{path} holds another game's save: choose another file (--save FILE), or --force to replace it"
+
+    def check(self, path: str | Path) -> None:
+        """Raise :class:`SaveFailed` with :meth:`refusal` when ``path`` may not be written over."""
+        refusal = self.refusal(path)
+        if refusal is not None:
+            raise SaveFailed(refusal)
+
+    def write(self, path: str | Path, text: str, *, elsewhere: bool = False) -> Path:
+        """Write ``text`` to ``path`` atomically (a fresh temporary file renamed over it) when the rules
+        allow; with ``elsewhere``, a refused ``path`` gives way to the first free ``STEM-N.SUFFIX``
+        beside it (a game's last save is not lost to a file another game wrote meanwhile). Returns
+        the path written; raises :class:`SaveFailed` naming the file."""
+        path = Path(path)
+        base, n = path, 2
+        while elsewhere and self.refusal(path) is not None:
+            path, n = base.with_name(f"{base.stem}-{n}{base.suffix}"), n + 1
+        self.check(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as e:
+            raise SaveFailed(f"could not save the game to {path}: {e.strerror or e}") from None
+        self.own(path)
+        return path
 
 
 @dataclass(frozen=True)
@@ -135,6 +218,8 @@ class PlaySession:
         self.game = game
         self.seats = tuple(seats)
         self.agents = tuple(agents)
+        #: The files this table may save over (a resumed table owns the file it was resumed from).
+        self.saves = SaveGuard()
         self._turn_start = game.clone()
         self._turn_actions: list[Action] = []
         self._mark_turn_start(resumed=True)
@@ -274,25 +359,23 @@ class PlaySession:
         return {"format": SAVE_FORMAT, "seats": list(self.seats), "record": self.game.record().to_dict(),
                 "scores": list(self.game.scores), "finished": self.game.is_over}
 
-    def save(self, path: str | Path) -> Path:
-        """Write :meth:`document` to ``path`` atomically (a temporary file renamed over it)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.document(), indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-        return path
+    def save(self, path: str | Path, *, elsewhere: bool = False) -> Path:
+        """Write :meth:`document` to ``path`` as :attr:`saves` allows (:meth:`SaveGuard.write`, whose
+        ``elsewhere`` this passes on); returns the path written, raises :class:`SaveFailed`."""
+        return self.saves.write(path, json.dumps(self.document(), indent=1) + "\n", elsewhere=elsewhere)
 
     @staticmethod
     def read_document(path: str | Path) -> tuple[Game, tuple[str, ...] | None]:
         """The game of a saved table, a ``Game.to_dict`` save or a ``GameRecord`` document, and the
         seat specs when the file names them. Raises :class:`PlayError` naming the file."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = jsonio.load(path)  # within jsonio's bound: deep nesting, huge numbers, /dev/zero refused
         except FileNotFoundError:
             raise PlayError(f"{path}: no such file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        except OSError as e:
             raise PlayError(f"{path}: cannot read a saved game ({e})") from None
+        except jsonio.JSONInputError as e:
+            raise PlayError(f"cannot read a saved game: {e}") from None
         if not isinstance(data, Mapping):
             raise PlayError(f"{path}: not a saved game (expected a JSON object)")
         try:
@@ -321,7 +404,9 @@ class PlaySession:
             raise PlayError(f"{path}: the file names no seats: give the {game.num_players} agent specs")
         if len(chosen) != game.num_players:
             raise PlayError(f"{path}: a {game.num_players}-player game, but {len(chosen)} seats were given")
-        return cls(game, chosen, [make(game, s, spec) for s, spec in enumerate(chosen)])
+        session = cls(game, chosen, [make(game, s, spec) for s, spec in enumerate(chosen)])
+        session.saves.own(path)
+        return session
 
     def status_line(self) -> str:
         """Scores, followers in supply and tiles left, in one line."""

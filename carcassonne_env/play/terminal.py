@@ -17,7 +17,10 @@ legal actions. At any prompt:
 Invariant: the choices shown are exactly ``game.legal_actions()``; an answer that names none of
 them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops;
 an agent that fails (:class:`~.session.AgentError`) or any other error also saves it first, then
-the error goes on to the caller (``carcassonne play`` prints it in one line).
+the error goes on to the caller (``carcassonne play`` prints it in one line). A resume (or replay)
+command is printed only after a save that succeeded; a last save (stop, end of game) that fails
+raises :class:`~.session.SaveFailed` (one line), and one refused because another game's save
+appeared at the save file meanwhile goes to a free name beside it (:meth:`.SaveGuard.write`).
 The streams are injectable, so tests drive a whole game through a ``StringIO``.
 """
 
@@ -30,7 +33,16 @@ from typing import TextIO
 
 from ..engine import Action, ActionKind, Phase
 from ..viewer.palette import SEAT_NAMES
-from .session import Chooser, PlayError, PlaySession, TurnNote, option_label, parse_placement, placement_code
+from .session import (
+    Chooser,
+    PlayError,
+    PlaySession,
+    SaveFailed,
+    TurnNote,
+    option_label,
+    parse_placement,
+    placement_code,
+)
 
 __all__ = ["HELP", "TerminalPlay"]
 
@@ -85,20 +97,23 @@ class TerminalPlay:
         except (_Stop, KeyboardInterrupt, EOFError) as stop:
             if isinstance(stop, KeyboardInterrupt):
                 self.say("\ninterrupted")
-            self._save()
-            self.say(f"resume with: carcassonne play --resume {self.save_path}")
+            written = self._last_save()  # a failure goes on to the caller: no resume command
+            self.say(f"resume with: carcassonne play --resume {written}")
             return False
         except BaseException:  # an agent failed (AgentError) or worse: the human's moves are kept
-            self._save()
-            self.say(f"resume with: carcassonne play --resume {self.save_path}")
+            try:
+                written = self._last_save()
+                self.say(f"resume with: carcassonne play --resume {written}")
+            except SaveFailed as e:  # said, and the agent's error goes on
+                self.say(str(e))
             raise
         game = session.game
         self.say(self._board())
         scores = ", ".join(f"{SEAT_NAMES[p]} {game.scores[p]}" for p in range(game.num_players))
         winners = ", ".join(session.seat_name(w) for w in game.winners())
         self.say(f"game over: final scores {scores}; winner {winners}")
-        self._save()
-        self.say(f"replay it with: carcassonne replay {self.save_path} -o game.html")
+        written = self._last_save()
+        self.say(f"replay it with: carcassonne replay {written} -o game.html")
         return True
 
     def _board(self) -> str:
@@ -108,12 +123,19 @@ class TerminalPlay:
         return "\n".join(line for line in lines if not line.startswith(("scores ", "supply ")))
 
     def _save(self, path: Path | None = None) -> None:
+        """The ``save [FILE]`` command: a refusal or failure is said, and the game goes on."""
         try:
-            written = self.session.save(path or self.save_path)
-        except OSError as e:
-            self.say(f"could not save the game: {e}")
-            return
-        self.say(f"saved the game to {written}")
+            self.say(f"saved the game to {self.session.save(path or self.save_path)}")
+        except SaveFailed as e:
+            self.say(f"not saved: {e}")
+
+    def _last_save(self) -> Path:
+        """Save before stopping, to the save file or (refused meanwhile) a free name beside it; says
+        where and returns it. Raises :class:`SaveFailed` when nothing could be written."""
+        written = self.session.save(self.save_path, elsewhere=True)
+        kept = f" ({self.save_path} is not this game's save and is kept)" if written != self.save_path else ""
+        self.say(f"saved the game to {written}{kept}")
+        return written
 
     def _show_notes(self, notes: list[TurnNote]) -> None:
         if self.quiet:

@@ -10,13 +10,13 @@ message names the file and what is wrong.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..engine import ConfigError, Game, GameRecord, IllegalActionError, SaveError
+from ..jsonio import JSONInputError, loads, read_bytes
 
 __all__ = ["RecordError", "Replayable", "Source", "load_document", "load_record", "to_replayable"]
 
@@ -70,11 +70,11 @@ def _jsonl_games(path: Path, text: str) -> dict[int, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
+            item = loads(line, path)
+        except JSONInputError as e:
             if number == len(text.splitlines()):
                 break  # a last line cut short by a kill, as the tournament tool drops it
-            raise RecordError(f"{path}: line {number} is not JSON") from None
+            raise RecordError(f"{path}: line {number} is {e.reason}") from None
         if not isinstance(item, dict) or "record" not in item or "index" not in item:
             raise RecordError(f"{path}: line {number} is not a tournament game (no index and record)")
         index = item["index"]
@@ -89,27 +89,31 @@ def load_document(path: str | Path, *, game: int | None = None) -> dict[str, Any
     whose ``index`` is ``game`` (``game`` may be left out when the file holds one game)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise RecordError(f"{path}: no such file") from None
+    except JSONInputError as e:  # too big
+        raise RecordError(str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise RecordError(f"{path}: cannot read it ({e})") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise RecordError(f"{path}: the file is empty")
+    whole: Any = None
+    why: JSONInputError | None = None
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
+        whole = loads(text, path)
+    except JSONInputError as e:
+        why = e
     if isinstance(whole, dict):
         if game is not None and "record" not in whole:
             raise RecordError(f"{path}: --game chooses a game of a tournament's games.jsonl; this file holds one game")
         if game is not None and whole.get("index") != game:
             raise RecordError(f"{path}: no game with index {game} (the file holds index {whole.get('index')})")
         return whole
-    if whole is None and len(lines) == 1:
-        raise RecordError(f"{path}: not JSON")
-    if whole is not None:
+    if why is not None and len(lines) == 1:
+        raise RecordError(str(why))
+    if why is None:
         raise RecordError(f"{path}: not a game record (expected a JSON object or tournament JSON lines)")
     games = _jsonl_games(path, text)
     if not games:

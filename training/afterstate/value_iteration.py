@@ -155,6 +155,8 @@ PRESETS: dict[str, tuple[str, Settings]] = {
                       anchor_seeds=100)),
 }
 
+#: The steps of a generation, in order: a state.json names the one to run next.
+_STEPS = ("rate", "play", "fit", "gate")
 #: Settings that may change on --resume (they do not change what the run computes).
 _RESUMABLE = ("generations", "workers", "device", "threads", "progress", "resume", "backend", "address")
 
@@ -481,7 +483,7 @@ def train(s: Settings) -> Path:
     out = Path(s.out)
     state = run_state(s, out, _RESUMABLE, {
         "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
-        "best_value": s.init, "seconds": 0.0, "history": []})
+        "best_value": s.init, "seconds": 0.0, "history": []}, choices={"step": _STEPS})
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import operator
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -50,31 +51,56 @@ class MatchError(RuntimeError):
 
 
 class AgentFailure(MatchError):
-    """The agent in ``seat`` failed (``kind``: exception, exit, illegal, changed, timeout, crash)."""
+    """The agent in ``seat`` failed (``kind``: exception, exit, illegal, changed, timeout, crash).
+    ``action``: for ``illegal``, the evidence (:func:`evidence`)."""
 
-    def __init__(self, seat: int, agent: str, kind: str, message: str, where: str = "") -> None:
+    def __init__(self, seat: int, agent: str, kind: str, message: str, where: str = "",
+                 action: list[int] | str | None = None) -> None:
         super().__init__(f"{where}agent {agent!r} (seat {seat}) {message}")
         self.seat, self.agent, self.kind, self.message, self.where = seat, agent, kind, message, where
+        self.action = action
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable across worker processes with all its fields
-        return (AgentFailure, (self.seat, self.agent, self.kind, self.message, self.where))
+        return (AgentFailure, (self.seat, self.agent, self.kind, self.message, self.where, self.action))
 
 
 @dataclass(frozen=True)
 class Forfeit:
-    """The agent in ``seat`` lost the game by failing (:class:`AgentFailure`); the game stopped there."""
+    """The agent in ``seat`` lost the game by failing (:class:`AgentFailure`); the game stopped there.
+    An ``illegal`` forfeit carries its evidence, the ``action`` chosen (:func:`evidence`), which a
+    reader checks is illegal where the game stopped; the other kinds carry none (the engine cannot
+    check an exception, a time-out or a dead process)."""
 
     seat: int
     agent: str
     kind: str
     message: str
+    action: list[int] | str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "agent": self.agent, "kind": self.kind, "message": self.message}
+        data: dict[str, Any] = {"seat": self.seat, "agent": self.agent, "kind": self.kind, "message": self.message}
+        if self.action is not None:
+            data["action"] = self.action
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Forfeit:
-        return cls(int(data["seat"]), str(data["agent"]), str(data["kind"]), str(data["message"]))
+        action = data.get("action")
+        if not (action is None or isinstance(action, str) or (
+                isinstance(action, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in action))):
+            raise ValueError(f"action: must be a list of ints or a string, got {action!r}")
+        return cls(int(data["seat"]), str(data["agent"]), str(data["kind"]), str(data["message"]), action)
+
+
+def evidence(action: Any) -> list[int] | str:
+    """What an agent chose, as a forfeit's evidence: four ints, or the ``repr`` (at most 200
+    characters) of a value that is no action."""
+    if isinstance(action, list | tuple | np.ndarray) and len(action) == 4:
+        try:
+            return [operator.index(v) for v in action]
+        except TypeError:
+            pass
+    return repr(action)[:200]
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
@@ -163,7 +189,7 @@ def _apply(game: Game, action: Any, seat: int, name: str) -> None:
     try:
         game.apply(action)
     except (IllegalActionError, TypeError, ValueError) as e:
-        raise AgentFailure(seat, name, "illegal", f"chose an illegal action: {e}") from None
+        raise AgentFailure(seat, name, "illegal", f"chose an illegal action: {e}", action=evidence(action)) from None
 
 
 def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str]) -> Iterator[Move]:
@@ -232,7 +258,7 @@ def play_match(
         if on_error == "stop":
             where = f"game {index} (seed {seed}): " if index is not None else f"game of seed {seed}: "
             raise AgentFailure(e.seat, e.agent, e.kind, e.message, where) from None
-        forfeit = Forfeit(e.seat, e.agent, e.kind, e.message)
+        forfeit = Forfeit(e.seat, e.agent, e.kind, e.message, e.action)
     return MatchResult(
         seats=tuple(seats), seed=seed, scores=game.scores,
         ranks=competition_ranks(game.scores, None if forfeit is None else forfeit.seat),
@@ -252,7 +278,7 @@ def _child(conn: Connection, config: dict[str, Any], seats: tuple[str, ...], see
         while not game.is_over:
             seat = game.current_player
             action, spent = _decide(agents[seat], game, seat, seats[seat])
-            conn.send(("move", [int(v) for v in action], spent))
+            conn.send(("move", evidence(action), spent))
             game.apply(action)
     except AgentFailure as e:
         conn.send(("fail", e.seat, e.kind, e.message))

@@ -11,7 +11,8 @@ statistics resample.
 * self play: one agent in every seat, one game per seed (a trainer's games, not a rating).
 
 Fixtures are ordered seed-major, so a tournament stopped early has played every table about
-equally often.
+equally often. A schedule holds at most :data:`MAX_GAMES` games: more seeds are refused (naming
+``--seeds`` and the most these tables allow) before any fixture is built, never a MemoryError.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from dataclasses import dataclass
 
 from carcassonne_env.engine import GameConfig
 
-__all__ = ["Fixture", "ScheduleError", "gauntlet", "rotations", "round_robin", "self_play"]
+__all__ = ["MAX_GAMES", "Fixture", "ScheduleError", "gauntlet", "rotations", "round_robin", "self_play"]
+
+#: The most games one schedule holds (its fixtures are built in memory, a few hundred bytes each).
+MAX_GAMES = 1_000_000
 
 
 class ScheduleError(ValueError):
@@ -54,9 +58,18 @@ def _check(agents: Sequence[str], players: int) -> None:
         raise ScheduleError(f"agents: each agent may be named once, repeated: {', '.join(repeated)}")
 
 
-def _fixtures(tables: Sequence[tuple[str, ...]], seeds: Sequence[int]) -> list[Fixture]:
+def _check_seeds(seeds: Sequence[int], games_per_seed: int) -> None:
+    """At least one seed, and at most :data:`MAX_GAMES` games in all."""
     if not seeds:
         raise ScheduleError("seeds: at least one seed is needed")
+    if len(seeds) * games_per_seed > MAX_GAMES:
+        raise ScheduleError(f"seeds: {len(seeds):,} seeds make {len(seeds) * games_per_seed:,} games, more than the "
+                            f"{MAX_GAMES:,} a schedule holds: at most {MAX_GAMES // games_per_seed:,} seeds (--seeds) "
+                            "for these agents")
+
+
+def _fixtures(tables: Sequence[tuple[str, ...]], seeds: Sequence[int]) -> list[Fixture]:
+    _check_seeds(seeds, sum(len(table) for table in tables))
     fixtures: list[Fixture] = []
     for s, seed in enumerate(seeds):
         for t, table in enumerate(tables):
@@ -86,6 +99,5 @@ def self_play(agent: str, players: int, seeds: Sequence[int]) -> list[Fixture]:
     """``agent`` in every seat, one game per seed (its own group): the games a self-play trainer learns
     from. Every seat is the same agent, so seat rotations would replay the same game."""
     _check([agent], players)
-    if not seeds:
-        raise ScheduleError("seeds: at least one seed is needed")
+    _check_seeds(seeds, 1)
     return [Fixture(i, i, seed, (agent,) * players) for i, seed in enumerate(seeds)]

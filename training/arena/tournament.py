@@ -39,7 +39,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from carcassonne_env.engine import ConfigError, GameConfig, GameRecord
+from carcassonne_env.engine import Action, ConfigError, Game, GameConfig, GameRecord, IllegalActionError
+from carcassonne_env.jsonio import JSONInputError, loads, read_line
 
 from .backends import Backend, make_backend, single_threaded
 from .match import MATCH_OPTIONS, ON_ERROR, Forfeit, MatchResult, competition_ranks
@@ -94,7 +95,7 @@ class Settings:
         return GameConfig.from_dict(self.config)
 
     def fixtures(self) -> list[Fixture]:
-        seeds = list(range(self.first_seed, self.first_seed + self.seeds))
+        seeds = range(self.first_seed, self.first_seed + self.seeds)
         players = self.game_config.players
         if self.mode == "round_robin":
             return round_robin(self.agents, players, seeds)
@@ -198,6 +199,24 @@ def _int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _refute_illegal(forfeit: Forfeit, game: Game) -> str | None:
+    """Why ``forfeit`` is not an illegal action in ``game`` (the position where it was charged), or
+    None. Only an ``illegal`` forfeit is checked, against its evidence: four ints must not be a legal
+    action there; a string stands for a value that is no action (nothing the engine can check, like
+    an exception, a time-out or a dead process)."""
+    if forfeit.kind != "illegal" or isinstance(forfeit.action, str):
+        return None
+    if forfeit.action is None:
+        return "records no action: its evidence"
+    try:
+        action = Action.coerce(forfeit.action)
+    except IllegalActionError:
+        return None
+    if action in game.legal_actions():
+        return f"charges {list(forfeit.action)}, a legal action there"
+    return None
+
+
 def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], where: str) -> dict[str, Any]:
     """``game`` (one parsed line) if it is a game of ``settings``' schedule whose moves replay to its
     scores, ranks and forfeit; else :class:`TournamentError` starting with ``where``."""
@@ -247,6 +266,9 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
             raise bad(f"game {index}: malformed forfeit ({e!r})") from None
         if replayed.is_over or forfeit.seat != replayed.current_player or forfeit.agent != f.seats[forfeit.seat]:
             raise bad(f"game {index}: the forfeit of seat {forfeit.seat} is not the seat to move where its moves end")
+        refuted = _refute_illegal(forfeit, replayed)
+        if refuted:
+            raise bad(f"game {index}: the illegal-action forfeit of seat {forfeit.seat} {refuted}")
     elif not replayed.is_over:
         raise bad(f"game {index}: its moves stop before the end of the game and it records no forfeit")
     if game["scores"] != list(replayed.scores):
@@ -313,8 +335,8 @@ def iter_games(out: Path, settings: Settings | None = None) -> Iterator[dict[str
                 yield _parse(path, number, raw, settings, fixtures, seen)
             else:  # the last line without its newline: whole, or cut short by a kill
                 try:
-                    json.loads(raw)
-                except ValueError:
+                    loads(raw, path)
+                except JSONInputError:
                     return
                 yield _parse(path, number, raw, settings, fixtures, seen)
 
@@ -323,9 +345,9 @@ def _parse(path: Path, number: int, raw: bytes, settings: Settings, fixtures: di
            seen: dict[int, int]) -> dict[str, Any]:
     where = f"{path}, line {number}"
     try:
-        game = json.loads(raw, parse_constant=_no_constant)
-    except ValueError as e:
-        raise TournamentError(f"{where}: not JSON ({e})") from None
+        game = loads(raw, where)
+    except JSONInputError as e:
+        raise TournamentError(str(e)) from None
     game = verify_game(game, settings, fixtures, where)
     if game["index"] in seen:
         raise TournamentError(f"{where}: game {game['index']} was already recorded on line {seen[game['index']]}")
@@ -345,12 +367,8 @@ def find_game(path: Path, index: int | None) -> dict[str, Any] | None:
     path = Path(path)
     try:
         with path.open("rb") as f:
-            first = f.readline()
-    except OSError:
-        return None
-    try:
-        head = json.loads(first)
-    except ValueError:
+            head = loads(read_line(f, path), path)
+    except (OSError, JSONInputError):  # not a games file (load_document says why)
         return None
     if not (isinstance(head, dict) and "record" in head and "index" in head):
         return None
@@ -364,8 +382,8 @@ def find_game(path: Path, index: int | None) -> dict[str, Any] | None:
             if not raw.strip():
                 continue
             try:
-                game = json.loads(raw, parse_constant=_no_constant)
-            except ValueError:
+                game = loads(raw, path)
+            except JSONInputError:
                 if raw.endswith(b"\n"):
                     raise TournamentError(f"{path}, line {number}: not JSON") from None
                 break  # the last line, cut short by a kill

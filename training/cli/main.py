@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 import time
@@ -215,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--port", type=_port, metavar="PORT",
                       help=f"with --web: the port (0: any free port) (default {play_human.DEFAULT_PORT})")
     play.add_argument("--save", type=_file, metavar="FILE", help="with a human seat: the file that save, quit, "
-                      f"Ctrl-C and the game's end write (default {play_human.DEFAULT_SAVE}, or the --resume file)")
+                      f"Ctrl-C and the game's end write (default {play_human.DEFAULT_SAVE}, or the --resume file); "
+                      "an existing file is replaced only when it is this game's save (docs/play.md)")
+    _flag(play, "--force", "with a human seat: let the save replace another game's save (a file that is not a "
+          "saved game is never replaced)")
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE, with its seats "
                       "unless SPECs are given")
 
@@ -226,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("record", type=Path, metavar="RECORD",
                         help="a saved game: a game saved by carcassonne play, a tournament's games.jsonl, or the "
                              "JSON of Game.to_dict or of a GameRecord")
-    replay.add_argument("-o", "--out", type=_file, required=True, metavar="FILE", help="the HTML file to write")
+    replay.add_argument("-o", "--out", type=_suffixed(".html", ".htm"), required=True, metavar="FILE",
+                        help="the HTML file to write (.html or .htm, not RECORD itself)")
     replay.add_argument("--game", type=argtypes.seed, metavar="INDEX",
                         help="which game of a games.jsonl, by its index (needed when the file holds several)")
     replay.add_argument("--title", metavar="TEXT", help="the page title (default: the agents and the seed)")
@@ -363,6 +368,9 @@ def _replay(args: argparse.Namespace) -> None:
     from carcassonne_env.viewer import RecordError, load_document, write_replay_html
     from training.arena.tournament import find_game
 
+    if args.out.resolve() == args.record.resolve() or (
+            args.out.exists() and args.record.exists() and os.path.samefile(args.out, args.record)):
+        raise RecordError(f"--out {args.out} is the RECORD itself: write the page to another file")
     # a tournament's games.jsonl is read line by line and the game checked (its moves must reach its
     # recorded scores); any other file is one game document
     document = find_game(args.record, args.game)

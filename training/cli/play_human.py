@@ -31,15 +31,17 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def check_flags(args: argparse.Namespace) -> None:
     """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames`` and
-    ``--delay`` at a table (they pace and picture a game between agents), ``--save`` without a table,
-    ``--port`` without ``--web``."""
+    ``--delay`` at a table (they pace and picture a game between agents), ``--save`` and ``--force``
+    without a table, ``--port`` without ``--web``."""
     if wanted(args):
         for flag, value in (("--frames", args.frames), ("--delay", args.delay or None)):
             if value is not None:
                 raise PlayError(f"{flag} is for a game between agents, not with a human seat, --web or --resume "
                                 "(--html and --gif are written at the end of the game)")
-    elif args.save is not None:
-        raise PlayError("--save is for a table with a human seat, --web or --resume")
+    else:
+        for flag, value in (("--save", args.save), ("--force", args.force or None)):
+            if value is not None:
+                raise PlayError(f"{flag} is for a table with a human seat, --web or --resume")
     if args.port is not None and not args.web:
         raise PlayError("--port needs --web")
 
@@ -74,9 +76,13 @@ def session_for(args: argparse.Namespace, config: Callable[[int], GameConfig]) -
 
 
 def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
-    """Run the table of ``args`` in the terminal, or serve it with ``--web``."""
+    """Run the table of ``args`` in the terminal, or serve it with ``--web``. The save file is checked
+    before the first move: another game's save is refused unless ``--force``, a file that is not a
+    save always (:class:`~carcassonne_env.play.session.SaveGuard`)."""
     session = session_for(args, config)
     save = args.save or (args.resume if args.resume is not None else DEFAULT_SAVE)
+    session.saves.force = args.force
+    session.saves.check(save)
     if args.web:
         from carcassonne_env.play.server import serve
 

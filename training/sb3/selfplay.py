@@ -164,6 +164,13 @@ class Settings:
             need(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer")
         for name in ("seed", "total_steps", "imitation_decisions", "eval_every", "threads"):
             need(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0")
+        # PPO normalises each minibatch's advantages by their spread: a minibatch of one step is NaN
+        rollout = self.n_steps * self.n_envs
+        need(rollout >= 2, "n_steps", f"with --n-envs {self.n_envs} makes a rollout of {rollout} step; PPO needs at "
+             "least 2")
+        need(self.batch_size >= 2 and rollout % self.batch_size != 1, "batch_size",
+             f"must be at least 2 and not leave a minibatch of one step of the rollout (--n-steps × --n-envs = "
+             f"{rollout})")
         need(_is_int(self.checkpoint_every) and self.checkpoint_every >= 1, "checkpoint_every",
              "must be a positive integer")
         need(2 <= self.players <= 6, "players", "must be 2–6 (R3)")

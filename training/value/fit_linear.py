@@ -22,6 +22,7 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ import numpy as np
 from agents.evaluation import margins
 from agents.value import FEATURES, design_row, player_features
 from carcassonne_env.engine import GameRecord, IllegalActionError, Phase
+from carcassonne_env.jsonio import JSONInputError, loads, read_line
 
 __all__ = ["Samples", "fit", "samples_from_record"]
 
@@ -117,13 +119,18 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
         parser.error(f"--out: expected a .json file name, got {str(args.out)!r}")
     records: list[tuple[int, int, GameRecord]] = []
     for f, path in enumerate(args.games):
-        try:
-            lines = path.read_text().splitlines()
+        try:  # line by line, each within jsonio's bound (a binary file, /dev/zero: one error)
+            with path.open("rb") as file:
+                lines = [line.decode("utf-8") for line in iter(partial(read_line, file, path), b"")]
         except OSError as e:
             parser.error(f"cannot read {path}: {e}")
-        for line in lines:
+        except JSONInputError as e:
+            parser.error(str(e))
+        except UnicodeDecodeError:
+            parser.error(f"cannot read {path}: not text (expected the JSON lines of a tournament's games)")
+        for number, line in enumerate(lines, 1):
             try:
-                data: dict[str, Any] = json.loads(line)
+                data: dict[str, Any] = loads(line, f"line {number}")
                 records.append((f, int(data["index"]), GameRecord.from_dict(data["record"])))
             except (ValueError, KeyError, TypeError) as e:
                 print(f"skipping a line of {path}: {e}", file=sys.stderr)
