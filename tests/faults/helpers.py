@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from carcassonne_env.engine import GameConfig
-from training.arena.tournament import Settings
+from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, Settings
 from training.cli.main import main
 
 AGENTS = str(Path(__file__).with_name("bad_agents.py"))
@@ -26,6 +26,15 @@ def bad(name: str) -> str:
 def tiny(seeds: int = 2, *agents: str, **kwargs: object) -> Settings:
     """A quick tournament: random against the first-legal-action agent on the base game."""
     return Settings(agents=agents or ("random", bad("First")), seeds=seeds, config=BASE_2P, **kwargs)  # type: ignore[arg-type]
+
+
+def copy_run(played: Path, tmp_path: Path) -> Path:
+    """A copy of a tournament's directory (its games and settings) in ``tmp_path / "t"``, to edit."""
+    out = tmp_path / "t"
+    out.mkdir()
+    for name in (GAMES_FILE, SETTINGS_FILE):
+        (out / name).write_bytes((played / name).read_bytes())
+    return out
 
 
 def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

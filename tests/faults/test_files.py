@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faults.helpers import assert_clear_error, bad, cli, tiny
+from faults.helpers import assert_clear_error, bad, cli, copy_run, tiny
 from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, TournamentError, find_game, load_games, run
 
 
@@ -16,14 +16,6 @@ from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, TournamentError
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("played")
     run(tiny(2), out, progress=False)
-    return out
-
-
-def _copy(played: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "t"
-    out.mkdir()
-    for name in (GAMES_FILE, SETTINGS_FILE):
-        (out / name).write_bytes((played / name).read_bytes())
     return out
 
 
@@ -74,7 +66,7 @@ def _forfeit(g: dict) -> str:  # type: ignore[type-arg]
 def test_a_bad_line_is_an_error_naming_it_on_resume_report_and_replay(
     played: Path, tmp_path: Path, edit: object, message: str, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    out = _copy(played, tmp_path)
+    out = copy_run(played, tmp_path)
     _edit_line(out, 2, edit)
     with pytest.raises(TournamentError, match=message) as e:
         load_games(out)
@@ -88,7 +80,7 @@ def test_a_bad_line_is_an_error_naming_it_on_resume_report_and_replay(
 
 @pytest.mark.fault("handled")
 def test_a_last_line_cut_short_by_a_kill_is_dropped_and_replayed(played: Path, tmp_path: Path) -> None:
-    out = _copy(played, tmp_path)
+    out = copy_run(played, tmp_path)
     text = (out / GAMES_FILE).read_text()
     (out / GAMES_FILE).write_text(text[: len(text) - 50])
     assert len(load_games(out)) == 3
@@ -99,7 +91,7 @@ def test_a_last_line_cut_short_by_a_kill_is_dropped_and_replayed(played: Path, t
 @pytest.mark.fault("clear error", count=3)
 @pytest.mark.parametrize("damage", ["missing", "truncated", "not settings"])
 def test_games_without_a_sound_tournament_json_are_refused(played: Path, tmp_path: Path, damage: str) -> None:
-    out = _copy(played, tmp_path)
+    out = copy_run(played, tmp_path)
     if damage == "missing":
         (out / SETTINGS_FILE).unlink()
     elif damage == "truncated":
@@ -145,7 +137,7 @@ def test_summary_json_is_strict_json_with_infinite_elo_as_a_string(tmp_path: Pat
 @pytest.mark.fault("handled")
 def test_replaying_one_game_reads_the_file_line_by_line(played: Path, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    out = _copy(played, tmp_path)
+    out = copy_run(played, tmp_path)
     monkeypatch.setattr(Path, "read_text", lambda *a, **k: pytest.fail("read the whole file"))
     monkeypatch.setattr(Path, "read_bytes", lambda *a, **k: pytest.fail("read the whole file"))
     game = find_game(out / GAMES_FILE, 3)

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from carcassonne_env.engine import ActionKind, Game, GameConfig, GameRecord, SaveError
-from faults.helpers import bad, tiny
+from faults.helpers import bad, copy_run, tiny
 from training.arena.match import competition_ranks
-from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, TournamentError, load_games, run
+from training.arena.tournament import GAMES_FILE, TournamentError, load_games, run
 
 Doc = dict[str, Any]
 
@@ -102,14 +102,6 @@ def forfeited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _copy(played: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "t"
-    out.mkdir()
-    for name in (GAMES_FILE, SETTINGS_FILE):
-        (out / name).write_bytes((played / name).read_bytes())
-    return out
-
-
 
 
 def test_a_genuine_illegal_forfeit_carries_its_action_and_verifies(forfeited: Path) -> None:
@@ -148,7 +140,7 @@ def test_a_forfeit_the_engine_refutes_is_refused_naming_the_line(
     request: pytest.FixtureRequest, tmp_path: Path, tournament: str, agents: tuple[str, str],
     forge: Callable[[Doc], Doc], message: str,
 ) -> None:
-    out = _copy(request.getfixturevalue(tournament), tmp_path)
+    out = copy_run(request.getfixturevalue(tournament), tmp_path)
     lines = (out / GAMES_FILE).read_text().splitlines()
     lines[1] = json.dumps(forge(json.loads(lines[1])))
     (out / GAMES_FILE).write_text("\n".join(lines) + "\n")
