@@ -34,7 +34,7 @@ from typing import Any
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
-__all__ = ["AgentSpecError", "known_agents", "make_agent", "register_agent"]
+__all__ = ["AgentSpecError", "is_user_spec", "known_agents", "make_agent", "register_agent"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -59,6 +59,12 @@ def known_agents() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
+def is_user_spec(spec: str) -> bool:
+    """Whether ``spec`` names code outside the project (a module or a file, not a registered agent):
+    such an agent plays from a process of its own (:mod:`agents.isolation`)."""
+    return spec.strip().partition(":")[0] not in _REGISTRY
+
+
 def make_agent(spec: str, *, seed: int) -> EngineAgent:
     """Build the engine-level agent named by ``spec`` (module docstring), seeded by ``seed``."""
     if not isinstance(spec, str) or not spec.strip():
@@ -73,13 +79,20 @@ def make_agent(spec: str, *, seed: int) -> EngineAgent:
         raise AgentSpecError(f"{spec!r}: {rest!r} is not a class name (and {head!r} is not a registered agent; "
                              f"known: {', '.join(known_agents())})")
     module = _load_file(head, spec) if head.endswith(".py") or "/" in head else _import(head, spec)
-    cls = getattr(module, rest, None)
-    if cls is None or not callable(cls):
+    cls: Any = getattr(module, rest, None)
+    if cls is None:
         raise AgentSpecError(f"{spec!r}: {head!r} has no class {rest!r}")
+    if not inspect.isclass(cls):
+        raise AgentSpecError(f"{spec!r}: {rest!r} is a {type(cls).__name__}, not a class of agents")
     takes_seed = "seed" in _parameters(cls) or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in _parameters(cls).values()
     )
-    return _engine_level(cls(seed=seed) if takes_seed else cls(), spec)
+    build: Callable[..., Any] = cls
+    try:
+        agent = build(seed=seed) if takes_seed else build()
+    except Exception as e:  # the class's own code failed
+        raise AgentSpecError(f"{spec!r}: building {rest} failed: {type(e).__name__}: {e}") from None
+    return _engine_level(agent, spec)
 
 
 def _import(name: str, spec: str) -> Any:
@@ -89,7 +102,9 @@ def _import(name: str, spec: str) -> Any:
         if e.name is not None and name.startswith(e.name):
             raise AgentSpecError(f"unknown agent {name!r} in {spec!r}: not a registered agent (known: "
                                  f"{', '.join(known_agents())}) nor an importable module") from None
-        raise
+        raise AgentSpecError(f"{spec!r}: importing {name!r} failed: {type(e).__name__}: {e}") from None
+    except Exception as e:  # the module's own code failed (a syntax error, an exception at import)
+        raise AgentSpecError(f"{spec!r}: importing {name!r} failed: {type(e).__name__}: {e}") from None
 
 
 def _load_file(path_text: str, spec: str) -> Any:
@@ -104,7 +119,11 @@ def _load_file(path_text: str, spec: str) -> Any:
         raise AgentSpecError(f"{spec!r}: cannot load {path_text!r} as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module
-    loader_spec.loader.exec_module(module)
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as e:  # the file's own code failed (a syntax error, an exception at import)
+        del sys.modules[name]
+        raise AgentSpecError(f"{spec!r}: loading {path_text!r} failed: {type(e).__name__}: {e}") from None
     return module
 
 

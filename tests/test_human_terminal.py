@@ -12,9 +12,10 @@ import pytest
 from human_positions import position
 
 from agents import make_agent
+from agents.isolation import seat_agent
 from carcassonne_env.engine import ActionKind, Game, GameConfig, Phase
 from carcassonne_env.play import PlayError, PlaySession, option_label, parse_placement, placement_code
-from carcassonne_env.play.terminal import TerminalPlay
+from carcassonne_env.play.terminal import TableInterrupted, TerminalPlay
 from carcassonne_env.viewer import to_replayable
 from training.cli.main import main
 
@@ -106,8 +107,10 @@ def test_ctrl_c_and_end_of_input_save_the_game(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     out = io.StringIO()
-    assert not TerminalPlay(_session(), tmp_path / "a.json", make_hint, Interrupt(), out).run()
-    assert "interrupted" in out.getvalue() and (tmp_path / "a.json").exists()
+    with pytest.raises(TableInterrupted):  # carcassonne play exits 130, the line below already said
+        TerminalPlay(_session(), tmp_path / "a.json", make_hint, Interrupt(), out).run()
+    assert f"interrupted — resume with: carcassonne play --resume {tmp_path / 'a.json'}" in out.getvalue()
+    assert (tmp_path / "a.json").exists()
     assert not TerminalPlay(_session(), tmp_path / "b.json", make_hint, io.StringIO(""), io.StringIO()).run()
     assert json.loads((tmp_path / "b.json").read_text())["seats"] == ["human", "random"]
 
@@ -165,9 +168,9 @@ def test_a_failing_agent_keeps_the_humans_moves_and_is_one_line(tmp_path: Path, 
     assert main(["play", "human", "random", "--seed", "4", "--save", str(path)]) == 0
     game, _ = PlaySession.read_document(path)
     code = placement_code(game.legal_actions()[0])
-    real = make_agent
-    monkeypatch.setattr("training.cli.play_human.make_agent",
-                        lambda spec, seed=0: Boom() if spec == "random" else real(spec, seed=seed))
+    real = seat_agent
+    monkeypatch.setattr("training.cli.play_human.seat_agent",
+                        lambda spec, **kw: Boom() if spec == "random" else real(spec, **kw))
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{code}\n" + "1\n" * 5))
     capsys.readouterr()
     assert main(["play", "--resume", str(path)]) == 2
@@ -182,10 +185,10 @@ def test_a_failing_agent_keeps_the_humans_moves_and_is_one_line(tmp_path: Path, 
 
 def test_a_model_made_for_another_game_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    def check_fits(agent: object, config: GameConfig, spec: str) -> None:
+    def seat_agent(spec: str, *, seed: int, config: GameConfig) -> object:
         raise ValueError(f"{spec}: the model was made for a game of 3 players, not for this game")
 
-    monkeypatch.setattr("training.cli.play_human.check_fits", check_fits)
+    monkeypatch.setattr("training.cli.play_human.seat_agent", seat_agent)
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     path = tmp_path / "never.json"
     assert main(["play", "human", "greedy", "--save", str(path)]) == 2

@@ -61,7 +61,7 @@ class NoTorch:  # a meta path finder: importing torch raises ImportError (a None
 sys.meta_path.insert(0, NoTorch())
 import training.arena
 from training.arena import backends, match, ratings, ray_support, report, schedule, tournament
-from training.cli import main
+from training.cli.main import main
 from training.arena.match import play_match
 from carcassonne_env.engine import GameConfig
 assert play_match(GameConfig(players=2), ["greedy", "random"], seed=1).scores

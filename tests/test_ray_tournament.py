@@ -10,7 +10,7 @@ import pytest
 from carcassonne_env.engine import GameConfig
 from training.arena.backends import make_backend
 from training.arena.tournament import GAMES_FILE, Settings, run
-from training.cli import main
+from training.cli.main import main
 
 TIMINGS = ("seconds", "max_seconds")
 

@@ -22,7 +22,7 @@ from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.environment.render import render_rgb
 from carcassonne_env.players import RandomAgent
 from carcassonne_env.viewer import RecordError, load_document, load_record, replay_html, write_replay_html
-from training.cli import main
+from training.cli.main import main
 
 ALL = ("tower", "black_tower", "watchtowers")
 #: A word every description of an action of that kind contains.

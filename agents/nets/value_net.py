@@ -29,6 +29,7 @@ configuration it was trained for.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -233,5 +234,5 @@ class ValueNet:
                 linear = data["linear"].astype(np.float64) if "linear" in data.files else None
                 return cls(layers, data["mean"].astype(np.float64), data["std"].astype(np.float64),
                            dict(meta["config"]), dict(meta.get("info", {})), linear, bool(meta.get("relative", False)))
-        except (OSError, KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"ValueNet: cannot load {path}: {e}") from None
+        except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as e:  # a truncated file too
+            raise ValueError(f"ValueNet: cannot load {path}: {type(e).__name__}: {e}") from None

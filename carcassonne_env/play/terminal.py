@@ -7,7 +7,7 @@ legal actions. At any prompt:
 
 =================  ==========================================================================
 ``undo``           take back your last decision of this turn (not once the turn has passed on)
-``hint [SPEC]``    what an agent (default ``greedy``) would play now
+``hint [SPEC]``    what a built-in agent (default ``greedy``) would play now
 ``board``          show the board again
 ``save [FILE]``    save the game (default: the save file); ``carcassonne play --resume FILE``
 ``quit``           save the game and stop
@@ -27,26 +27,28 @@ The streams are injectable, so tests drive a whole game through a ``StringIO``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from ..engine import Action, ActionKind, Phase
 from ..viewer.palette import SEAT_NAMES
 from .session import (
+    HINT_AGENTS,
     Chooser,
     PlayError,
     PlaySession,
     SaveFailed,
     TurnNote,
+    check_hint_spec,
     option_label,
     parse_placement,
     placement_code,
 )
 
-__all__ = ["HELP", "TerminalPlay"]
+__all__ = ["HELP", "TableInterrupted", "TerminalPlay"]
 
-HELP = ("commands: undo (take back your last decision this turn), hint [SPEC] (what an agent, default greedy, "
+HELP = ("commands: undo (take back your last decision this turn), hint [SPEC] (what a built-in agent, default greedy, "
         "would play), board (show the board), save [FILE], quit (save and stop), help")
 
 
@@ -64,17 +66,24 @@ class _Stop(Exception):
     """The human asked to stop (quit, end of input)."""
 
 
+class TableInterrupted(KeyboardInterrupt):
+    """A Ctrl-C at the table, already answered: the game saved and the resume command said."""
+
+
 class TerminalPlay:
     """The terminal table: ``session`` played through ``stdin`` / ``stdout``, saved to ``save_path``.
 
-    ``make_hint(spec)`` builds the agent of ``hint SPEC`` (an agent spec error is shown, not raised).
+    ``make_hint(spec)`` builds the agent of ``hint SPEC`` once :func:`~.session.check_hint_spec`
+    finds its head in ``hint_agents`` (a refused spec or an agent spec error is shown, not raised).
     """
 
     def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
-                 stdin: TextIO | None = None, stdout: TextIO | None = None, quiet: bool = False) -> None:
+                 stdin: TextIO | None = None, stdout: TextIO | None = None, quiet: bool = False,
+                 hint_agents: Collection[str] = HINT_AGENTS) -> None:
         self.session = session
         self.save_path = save_path
         self.make_hint = make_hint
+        self.hint_agents = frozenset(hint_agents)
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.quiet = quiet
@@ -84,7 +93,8 @@ class TerminalPlay:
         print(text, file=self.stdout, flush=True)
 
     def run(self) -> bool:
-        """Play until the game is over (True) or the human stops (False; the game is saved)."""
+        """Play until the game is over (True) or the human stops (False; the game is saved); a Ctrl-C
+        saves the game, says how to resume in one line and raises :class:`TableInterrupted`."""
         session = self.session
         try:
             self.say(f"seats: {', '.join(session.seat_name(s) for s in range(session.game.num_players))}; "
@@ -95,9 +105,10 @@ class TerminalPlay:
                 else:
                     self._show_notes(session.run_agents())
         except (_Stop, KeyboardInterrupt, EOFError) as stop:
-            if isinstance(stop, KeyboardInterrupt):
-                self.say("\ninterrupted")
             written = self._last_save()  # a failure goes on to the caller: no resume command
+            if isinstance(stop, KeyboardInterrupt):
+                self.say(f"\ninterrupted — resume with: carcassonne play --resume {written}")
+                raise TableInterrupted from None
             self.say(f"resume with: carcassonne play --resume {written}")
             return False
         except BaseException:  # an agent failed (AgentError) or worse: the human's moves are kept
@@ -216,9 +227,9 @@ class TerminalPlay:
         elif word == "hint":
             spec = rest or "greedy"
             try:
-                agent = self.make_hint(spec)
+                agent = self.make_hint(check_hint_spec(spec, self.hint_agents))
                 action, words = session.hint(agent)
-            except (PlayError, ValueError) as e:  # an AgentError of the hint's agent is a PlayError
+            except (PlayError, ValueError) as e:  # a refused spec, a bad option, the agent failed (AgentError)
                 self.say(f"no hint: {e}")
             else:
                 code = placement_code(action) if session.game.phase is Phase.PLACE else self._number(action)

@@ -186,3 +186,12 @@ def test_ppo_refuses_a_rollout_with_a_minibatch_of_one_step(tmp_path: Path, flag
         main(["quick", "--out", str(tmp_path / "run"), "--total-steps", "0", "--no-progress", *flags])
     assert needle in str(e.value.code), e.value.code
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.fault("clear error")
+def test_a_truncated_value_network_is_one_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = Path(__file__).parents[2] / "agents" / "pretrained" / "afterstate_seed0_gen2.npz"
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    code, err = cli(["play", f"afterstate:{cut}", "random", "--quiet"], capsys)
+    assert_clear_error(code, err, "cut.npz", "BadZipFile")

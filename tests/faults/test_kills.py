@@ -44,7 +44,7 @@ def test_a_tournament_killed_at_random_moments_resumes_to_the_uninterrupted_resu
 
 
 def _kill_tournaments(tmp_path: Path) -> None:
-    settings = tiny(3)
+    settings = tiny(3, "random", "greedy")  # agents of this process: a kill lands mid-game, not in a start-up
     run(settings, tmp_path / "reference", progress=False)
     reference = _games(tmp_path / "reference")
     rng = random.Random(21)

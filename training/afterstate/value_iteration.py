@@ -33,7 +33,10 @@ Each **generation** g:
 Generation 0 is the starting value (``init``: ``end_now`` = the reference greedy, ``linear`` =
 the shipped linear value, or a ``.npz``), rated like the others. ``state.json`` records each step
 as it finishes (written atomically), so a killed run continues with ``--resume`` where it stopped;
-the tournaments inside resume game by game. The best network is ``best.npz`` (agent spec
+the tournaments inside resume game by game, also in a copy of the directory or under another name
+(the paths the run recorded are moved there, :func:`training.checks.relocate_run`); a candidate
+that cannot be loaded at its gate is fitted again. One run at a time holds the directory's lock
+(:func:`training.checks.run_lock`). The best network is ``best.npz`` (agent spec
 ``afterstate:OUT/best.npz``); ``best.spec`` holds the best agent's spec (generation 0's greedy
 until a generation is admitted).
 """
@@ -46,6 +49,7 @@ import math
 import os
 import shutil
 import time
+import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -63,7 +67,7 @@ from training.arena import tournament
 from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
-from training.checks import SEED_LIMIT, check_agents, check_device, check_out, run_state, write_json
+from training.checks import SEED_LIMIT, check_agents, check_device, check_out, locked_run_state, write_json
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
@@ -135,7 +139,7 @@ class Settings:
     threads: int = 0
     """torch threads of the fit (0 = choose from the free cores)."""
     resume: bool = False
-    """Continue the run in --out (same settings except generations, workers, device, threads, progress)."""
+    """Continue the run in --out, also copied or moved (same settings but generations, workers, device, threads)."""
     progress: bool = True
     """Show progress bars."""
 
@@ -426,6 +430,15 @@ def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, 
                                 workers, s.progress, s.backend, s.address)[0]
 
 
+def _unloadable(path: Path) -> str | None:
+    """Why the value network at ``path`` cannot be loaded (missing, cut short, not a network), or None."""
+    try:
+        ValueNet.load(path)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
+        return str(e)
+    return None
+
+
 def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> None:
     """Elo of the best agent against each anchor (95 % interval) over training hours, one point per
     generation; a clean sweep (infinite Elo) is drawn at the top edge as an open marker."""
@@ -476,14 +489,19 @@ def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Pat
 
 def train(s: Settings) -> Path:
     """Run (or resume) the value iteration described by ``s``; returns the directory of the run."""
+    check(s)
+    out = Path(s.out)
+    with locked_run_state(s, out, _RESUMABLE, {
+            "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
+            "best_value": s.init, "seconds": 0.0, "history": []}, choices={"step": _STEPS}) as state:
+        return _train(s, out, state)
+
+
+def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
+    """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    check(s)
-    out = Path(s.out)
-    state = run_state(s, out, _RESUMABLE, {
-        "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
-        "best_value": s.init, "seconds": 0.0, "history": []}, choices={"step": _STEPS})
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
@@ -526,6 +544,10 @@ def train(s: Settings) -> Path:
             spec = _spec_of(state["best_value"], fast=s.play_fast)
             print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
             _self_play(s, g, spec, gen / "self_play", workers)
+            save(step="fit")
+        if state["step"] == "gate" and (damaged := _unloadable(gen / "candidate.npz")) is not None:
+            print(f"   {gen / 'candidate.npz'} cannot be loaded ({damaged}): fitting it again", flush=True)
+            shutil.rmtree(gen / "gate", ignore_errors=True)  # games of the lost candidate
             save(step="fit")
         if state["step"] == "fit":
             first = max(1, g - s.window + 1)

@@ -2,7 +2,8 @@
 
 A back-end is a function ``(config, fixtures, workers) -> iterator of (fixture, result)``: ``config``
 is ``GameConfig.to_dict()``, each result is :func:`~training.arena.match.play_match_data`'s JSON dict,
-yielded in completion order. Closing the iterator early cancels the games still running. Everything
+yielded in completion order. Closing the iterator early cancels the games still running; a worker
+lost while it plays is a :class:`WorkerLost`, the games yielded before it stand. Everything
 else (progress bar, JSONL output, resume, SPRT stop) is the tournament loop's
 (:func:`training.arena.tournament.play_fixtures`, :func:`training.arena.tournament.run`), the same for every
 back-end; since a game is a function of (config, seats, seed), every back-end gives the same games.
@@ -10,7 +11,7 @@ back-end; since a game is a function of (config, seats, seed), every back-end gi
 =========  ==========================================================================================
 name       where
 =========  ==========================================================================================
-process    this process (``workers`` ≤ 1), or a ``spawn`` pool of ``workers`` processes
+process    this process (``workers`` ≤ 1), or a pool of ``workers`` processes (:func:`in_workers`)
 ray        Ray tasks (one CPU each) on a local Ray of ``workers`` cores or on the cluster at ``address``
 =========  ==========================================================================================
 """
@@ -20,26 +21,43 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
-from collections.abc import Callable, Generator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+import pickle
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing.connection import Connection, wait
+from typing import Any, cast
+
+from agents.isolation import ctrl_c_blocked
 
 from .match import play_match_data
 from .schedule import Fixture
 
 __all__ = [
-    "BACKENDS", "Backend", "GameStream", "inline", "make_backend", "process_pool", "ray_tasks", "single_threaded",
+    "BACKENDS", "Backend", "GameStream", "WorkerLost", "ctrl_c_deferred", "in_workers", "inline",
+    "make_backend", "process_pool", "ray_tasks", "single_threaded",
 ]
 
 GameStream = Generator[tuple[Fixture, dict[str, Any]], None, None]  # closed when a run stops early
 Backend = Callable[[dict[str, Any], Sequence[Fixture], "int | None"], GameStream]
 #: The back-end names of ``carcassonne tournament --backend``.
 BACKENDS = ("process", "ray")
-#: Games in flight per worker: one running, one queued, so that no worker waits for the next game.
+#: Games in flight per Ray worker: one running, one queued, so that no worker waits for the next game.
 IN_FLIGHT_PER_WORKER = 2
 #: Times the Ray back-end plays a game again when its node or worker process is lost (not when the
 #: game itself raises): enough for a node or two lost during a run.
 RAY_GAME_RETRIES = 3
+#: Seconds the workers of a stopped pool get to end (and end the agent processes they started)
+#: before they are killed.
+STOP_GRACE_SECONDS = 2.0
+
+
+class WorkerLost(RuntimeError):
+    """A worker process ended while it had a game to play: killed (e.g. by the out-of-memory killer)
+    or exited. The games finished before it are unaffected."""
 
 
 def single_threaded() -> None:
@@ -58,23 +76,194 @@ def inline(config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | N
 
 
 def process_pool(config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None) -> GameStream:
-    """The games in a ``spawn`` pool of ``workers`` processes, at most 2 in flight per worker."""
-    workers = workers or 1
-    todo = list(reversed(fixtures))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=single_threaded) as pool:
-        running: dict[Future[dict[str, Any]], Fixture] = {}
+    """The games in a pool of ``workers`` processes (:func:`in_workers`); a lost worker is a
+    :class:`WorkerLost` naming its game."""
+    tasks = [(config, f.seats, f.seed, f.index) for f in fixtures]
+    for i, result in in_workers(play_match_data, tasks, workers or 1,
+                                lambda i: f"game {fixtures[i].index} (seed {fixtures[i].seed})"):
+        yield fixtures[i], result
+
+
+# ------------------------------------------------------------------------------ the process pool
+def in_workers(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], workers: int,
+               describe: Callable[[int], str] = lambda i: f"task {i}") -> Generator[tuple[int, Any], None, None]:
+    """``fn(*tasks[i])`` in ``workers`` ``spawn`` processes (at most one per task), yielding ``(i,
+    result)`` in completion order; ``fn`` must be importable by name. Each worker has a pipe of its
+    own, so no worker ever waits on a lock another one holds, and is sent its next task before its
+    result is yielded. ``fn``'s exception is raised here; a worker that ends while it has a task is
+    a :class:`WorkerLost` naming ``describe(i)`` and how it ended.
+
+    Ctrl-C is the caller's alone: a worker starts with SIGINT blocked, then leads a process group of
+    its own (what it starts, such as agent processes, joins it) and ignores SIGINT. However the
+    generator ends (exhausted, closed early, an error, a Ctrl-C), nothing of the pool runs when it
+    returns: on an early end each worker is sent SIGTERM, under which it unwinds its task (whose
+    ``finally`` blocks end what the task started) and exits; then every worker's process group still
+    running after at most :data:`STOP_GRACE_SECONDS` is killed. A second Ctrl-C meanwhile cuts the
+    grace short, and is raised once the pool has ended."""
+    context = multiprocessing.get_context("spawn")
+    todo = deque(range(len(tasks)))
+    pool: list[_Worker] = []
+    finished = False
+    try:
+        with ctrl_c_blocked():
+            pool.extend(_Worker(context, fn) for _ in range(min(workers, len(tasks))))
+        busy: dict[Connection, tuple[_Worker, int]] = {}
+
+        def assign(worker: _Worker) -> None:
+            if todo:
+                i = todo.popleft()
+                worker.give(tasks[i], describe(i))
+                busy[worker.conn] = (worker, i)
+
+        for worker in pool:
+            assign(worker)
+        while busy:
+            for conn in wait(list(busy)):
+                worker, i = busy.pop(cast(Connection, conn))
+                result = worker.result(describe(i))
+                assign(worker)
+                yield i, result
+        finished = True
+    finally:
+        _stop(pool, at_once=not finished)
+
+
+class _Worker:
+    """A pool process running :func:`_serve`, and the parent's end of its pipe."""
+
+    def __init__(self, context: Any, fn: Callable[..., Any]) -> None:
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, fn), name="carcassonne-worker")
+        self.process.start()
+        theirs.close()
+
+    def give(self, task: tuple[Any, ...], what: str) -> None:
+        """Send ``task``; :class:`WorkerLost` if the worker is gone."""
         try:
-            while todo or running:
-                while todo and len(running) < IN_FLIGHT_PER_WORKER * workers:
-                    f = todo.pop()
-                    running[pool.submit(play_match_data, config, f.seats, f.seed, f.index)] = f
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    yield running.pop(future), future.result()
-        finally:
-            for future in running:
-                future.cancel()
+            self.conn.send(task)
+        except OSError:
+            raise self._lost(what) from None
+
+    def result(self, what: str) -> Any:
+        """The result of the task sent last (its exception raised); :class:`WorkerLost` if the worker
+        ended without one."""
+        try:
+            kind, value = self.conn.recv()
+        except (EOFError, OSError):
+            raise self._lost(what) from None
+        if kind == "error":
+            raise value
+        return value
+
+    def kill(self) -> None:
+        """SIGKILL to the worker's process group: the worker, if it still runs, and whatever it
+        started (its group outlives it while a member runs, so its id is never another's)."""
+        pid = self.process.pid
+        if pid is None:
+            return
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # no group yet (still starting) or none left
+            self.process.kill()
+
+    def _lost(self, what: str) -> WorkerLost:
+        self.process.join(1.0)
+        code = self.process.exitcode
+        if code is None:
+            how = "closed its pipe"
+        elif code < 0:
+            how = f"was killed by {_signal_name(-code)}" + (
+                " (as the out-of-memory killer does)" if -code == signal.SIGKILL else "")
+        else:
+            how = f"exited with status {code}"
+        return WorkerLost(f"{what}: the worker process playing it {how}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _serve(conn: Connection, fn: Callable[..., Any]) -> None:
+    """A pool worker (:func:`in_workers`): answers each task ``args`` received with ``("done",
+    fn(*args))`` or ``("error", exception)`` until its pipe closes. SIGTERM unwinds the task like a
+    Ctrl-C would (:func:`_terminated`) and ends the worker."""
+    if hasattr(os, "setpgrp"):
+        os.setpgrp()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by the parent at the start
+    signal.signal(signal.SIGTERM, _terminated)
+    single_threaded()
+    try:
+        while True:
+            try:
+                args = conn.recv()
+            except EOFError:
+                return
+            try:
+                reply = ("done", fn(*args))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:
+                reply = ("error", _portable(e))
+            conn.send(reply)
+    except KeyboardInterrupt:  # stopped (SIGTERM)
+        return
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: a KeyboardInterrupt, which the match runner lets through (so the game's
+    ``finally`` blocks end its agent processes); a second SIGTERM ends the worker at once."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
+def _portable(error: BaseException) -> BaseException:
+    """``error``, or a RuntimeError with its text when it does not survive pickling."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
+
+
+@contextmanager
+def ctrl_c_deferred() -> Iterator[list[int]]:
+    """Ctrl-C held back for the block (in the main thread, the only one Python interrupts): the list
+    yielded records each one, and one pressed meanwhile is raised as KeyboardInterrupt after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _stop(pool: Sequence[_Worker], at_once: bool) -> None:
+    """End the pool, Ctrl-C deferred (:func:`in_workers`): SIGTERM to each worker when ``at_once``,
+    its pipe closed (an idle worker exits), then its process group killed once it has exited or the
+    grace is over."""
+    with ctrl_c_deferred() as caught:
+        for worker in pool:
+            if at_once:
+                worker.process.terminate()
+            worker.conn.close()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for worker in pool:
+            while worker.process.is_alive() and not caught and time.monotonic() < deadline:
+                worker.process.join(0.05)
+        for worker in pool:
+            worker.kill()
+        for worker in pool:
+            worker.process.join(1.0)
 
 
 def ray_tasks(
@@ -110,6 +299,9 @@ def ray_tasks(
                         result, node = ray.get(ref)
                     except ray.exceptions.RayTaskError as e:  # the game's own error, not Ray's wrapper
                         raise e.cause from None
+                    except ray.exceptions.RayError as e:  # its node or worker lost more often than retried
+                        raise WorkerLost(f"game {f.index} (seed {f.seed}): lost by Ray {RAY_GAME_RETRIES + 1} "
+                                         f"times ({type(e).__name__})") from None
                     if on_node is not None:
                         on_node(f, node)
                     yield f, result

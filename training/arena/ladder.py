@@ -32,17 +32,17 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import os
 import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.jsonio import loads, read_line
 
 from .storage import atomic_write_bytes, dumps
 from .tournament import Settings, load_games, played_by, verify_game
@@ -126,8 +126,8 @@ def _read(path: Path, ladder: Sequence[str], seeds: int, mine: Fingerprint
           ) -> tuple[list[dict[str, Any]], str | None]:
     """The games of store ``path`` with a seed below ``seeds`` (checked), or ``[]`` and why not."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            header = json.loads(f.readline())
+        with cast(IO[bytes], gzip.open(path, "rb")) as f:  # each line read within jsonio's bounds
+            header = loads(read_line(f, path), path)
             if not isinstance(header, dict) or header.get("format") != _FORMAT:
                 return [], "not a store of ladder games"
             stored = Settings.from_dict(header["settings"])
@@ -138,8 +138,8 @@ def _read(path: Path, ladder: Sequence[str], seeds: int, mine: Fingerprint
                 return [], "its games are another ladder's or another game's"
             fixtures = {f.index: f for f in stored.fixtures() if f.seed < seeds}
             games = []
-            for n, line in enumerate(f, 2):
-                game = json.loads(line)
+            for n, line in enumerate(iter(lambda: read_line(f, path), b""), 2):
+                game = loads(line, f"{path}, line {n}")
                 if isinstance(game, dict) and game.get("index") in fixtures:
                     games.append(verify_game(game, stored, fixtures, f"{path}, line {n}"))
             if len({g["index"] for g in games}) != len(games):

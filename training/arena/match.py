@@ -6,44 +6,47 @@ seat), so a game replays identically in any process and any order.
 
 Invariants (docs/reliability.md):
 
-* the game that is scored is the runner's own: an agent is handed a copy (``Game.clone``) for every
-  decision, so nothing an agent does to what it is shown (``add_score``, ``apply``) reaches the result;
-* an agent that fails — raises, calls ``sys.exit``, chooses an illegal action, exceeds the per-move
-  time limit or kills its process — *forfeits* the game (:class:`Forfeit`: seat, agent, kind, message)
-  with ``on_error="forfeit"``, or stops the run with :class:`AgentFailure` (naming game, seed, seat
-  and agent) with ``on_error="stop"``;
-* with a per-move time limit the agents run in a child process (:func:`_guarded`) that the runner
-  stops when a decision takes too long or that may die: the scored game stays in the runner.
+* the game that is scored is the runner's own and only the runner applies actions to it. The
+  project's own agents (registered names) play in this process on a copy (``Game.clone``), so nothing
+  an agent does to what it is shown (``add_score``, ``apply``) reaches the result; an agent named by
+  a file or module plays from a process of its own and is shown its seat's view only (the unseen
+  tiles reshuffled, no seed: :mod:`agents.isolation`);
+* an agent that fails — raises, calls ``sys.exit``, chooses an illegal action, changes its copy, takes
+  longer than the move time limit (default :data:`~agents.isolation.DEFAULT_MOVE_TIME_LIMIT`) or ends
+  its process — *forfeits* the game (:class:`Forfeit`: seat, agent, kind, message) with
+  ``on_error="forfeit"``, or stops the run with :class:`AgentFailure` (naming game, seed, seat and
+  agent) with ``on_error="stop"``. An agent in its own process is stopped when the limit passes; one
+  of the project's agents is trusted to return and is charged the forfeit when it does.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-import operator
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any, Literal
 
 import numpy as np
 
-from agents import make_agent
-from agents.compat import check_fits
+from agents.isolation import (
+    DEFAULT_MOVE_TIME_LIMIT,
+    AgentBuildError,
+    AgentProcessFailure,
+    close_agent,
+    evidence,
+    seat_agent,
+)
 from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
-__all__ = ["ON_ERROR", "AgentFailure", "Forfeit", "MatchError", "MatchResult", "Move", "agent_seed",
-           "competition_ranks", "play_match", "play_match_data", "play_out"]
+__all__ = ["ON_ERROR", "AgentFailure", "Forfeit", "MatchError", "MatchResult", "Move", "agent_seed", "build_agents",
+           "close_agents", "competition_ranks", "play_match", "play_match_data", "play_out"]
 
 #: What a failing agent does to a tournament: lose the game (``forfeit``) or stop the run (``stop``).
 ON_ERROR = ("forfeit", "stop")
 #: The key of a back-end's config dict that carries the match options (popped by :func:`play_match_data`).
 MATCH_OPTIONS = "_match"
-#: Seconds a guarded child may take to build its agents (imports, loading models) before its first move.
-STARTUP_SECONDS = 120.0
 
 
 class MatchError(RuntimeError):
@@ -90,17 +93,6 @@ class Forfeit:
                 isinstance(action, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in action))):
             raise ValueError(f"action: must be a list of ints or a string, got {action!r}")
         return cls(int(data["seat"]), str(data["agent"]), str(data["kind"]), str(data["message"]), action)
-
-
-def evidence(action: Any) -> list[int] | str:
-    """What an agent chose, as a forfeit's evidence: four ints, or the ``repr`` (at most 200
-    characters) of a value that is no action."""
-    if isinstance(action, list | tuple | np.ndarray) and len(action) == 4:
-        try:
-            return [operator.index(v) for v in action]
-        except TypeError:
-            pass
-    return repr(action)[:200]
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
@@ -165,15 +157,17 @@ class Move:
     seconds: float
 
 
-def _decide(agent: EngineAgent, game: Game, seat: int, name: str) -> tuple[Action, float]:
-    """``agent``'s action for ``game`` (shown a copy) and its seconds; :class:`AgentFailure` when it
-    raises, exits or changes the copy it was shown."""
+def _decide(agent: EngineAgent, game: Game, seat: int, name: str, limit: float) -> tuple[Action, float]:
+    """``agent``'s action for ``game`` and its seconds (module docstring); :class:`AgentFailure` when it
+    raises, exits, changes the copy it was shown, answers no action or takes longer than ``limit``."""
     view = game.clone()
     before = len(view.history)
     start = time.perf_counter()
     try:
         action = agent.choose_action(view)
-    except KeyboardInterrupt:
+    except AgentProcessFailure as e:
+        raise AgentFailure(seat, name, e.kind, e.message, action=e.action) from None
+    except KeyboardInterrupt:  # the user's Ctrl-C (an agent of its own process cannot raise it here)
         raise
     except SystemExit as e:
         raise AgentFailure(seat, name, "exit", f"called sys.exit({e.code!r})") from None
@@ -182,6 +176,9 @@ def _decide(agent: EngineAgent, game: Game, seat: int, name: str) -> tuple[Actio
     spent = time.perf_counter() - start
     if len(view.history) != before:
         raise AgentFailure(seat, name, "changed", "changed the game it was asked about")
+    if spent > limit:
+        raise AgentFailure(seat, name, "timeout", f"took {spent:.3g} s for a decision, more than the "
+                           f"{limit:g} s move time limit")
     return action, spent
 
 
@@ -192,31 +189,44 @@ def _apply(game: Game, action: Any, seat: int, name: str) -> None:
         raise AgentFailure(seat, name, "illegal", f"chose an illegal action: {e}", action=evidence(action)) from None
 
 
-def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str]) -> Iterator[Move]:
+def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str],
+             move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -> Iterator[Move]:
     """Play ``game`` to its end, ``agents[s]`` choosing for seat ``s`` on a copy of ``game``; yields
     each move once it is applied. Raises :class:`AgentFailure` (a :class:`MatchError`, naming
-    ``names[s]``) when an agent raises, exits, chooses an illegal action or changes its copy;
-    ``game`` then stands before that decision."""
+    ``names[s]``) when an agent fails (module docstring); ``game`` then stands before that decision."""
     while not game.is_over:
         seat, turn = game.current_player, game.turn
-        action, spent = _decide(agents[seat], game, seat, names[seat])
+        action, spent = _decide(agents[seat], game, seat, names[seat], move_time_limit)
         _apply(game, action, seat, names[seat])
         yield Move(seat, turn, game.history[-1], spent)
 
 
-def _build(seats: Sequence[str], seed: int, config: GameConfig) -> list[EngineAgent]:
+def build_agents(seats: Sequence[str], seed: int, config: GameConfig,
+                 move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -> list[EngineAgent]:
+    """The agents of the game of ``seed`` (:func:`agents.isolation.seat_agent`, seeded by
+    :func:`agent_seed`); :class:`AgentFailure` naming the seat whose agent cannot be built (the agents
+    already built are closed). Close them with :func:`close_agents`."""
     agents: list[EngineAgent] = []
-    for s, spec in enumerate(seats):
-        try:
-            agents.append(make_agent(spec, seed=agent_seed(seed, s)))
-            check_fits(agents[-1], config, spec)
-        except KeyboardInterrupt:
+    try:
+        for s, spec in enumerate(seats):
+            agents.append(seat_agent(spec, seed=agent_seed(seed, s), config=config, time_limit=move_time_limit))
+    except BaseException as e:
+        close_agents(agents)
+        if isinstance(e, KeyboardInterrupt):
             raise
-        except SystemExit as e:
+        s, spec = len(agents), seats[len(agents)]
+        if isinstance(e, AgentBuildError):
+            raise AgentFailure(s, spec, e.kind, str(e)) from None
+        if isinstance(e, SystemExit):
             raise AgentFailure(s, spec, "exit", f"called sys.exit({e.code!r}) while being built") from None
-        except BaseException as e:
-            raise AgentFailure(s, spec, "exception", f"could not be built: {type(e).__name__}: {e}") from None
+        raise AgentFailure(s, spec, "exception", f"could not be built: {type(e).__name__}: {e}") from None
     return agents
+
+
+def close_agents(agents: Sequence[EngineAgent]) -> None:
+    """Stop the processes of the agents that have one."""
+    for agent in agents:
+        close_agent(agent)
 
 
 class _Tally:
@@ -236,29 +246,30 @@ def play_match(
     """Play the game of ``seed`` with ``seats[s]`` (an agent spec) in seat ``s``.
 
     A failing agent (module docstring) raises :class:`AgentFailure` with ``on_error="stop"`` or loses
-    the game with ``on_error="forfeit"``. With ``move_time_limit`` (seconds per decision) the agents
-    run in a child process that is stopped when a decision takes longer."""
+    the game with ``on_error="forfeit"``. ``move_time_limit``: seconds a decision may take (None:
+    :data:`~agents.isolation.DEFAULT_MOVE_TIME_LIMIT`)."""
     if len(seats) != config.players:
         raise ValueError(f"seats: {len(seats)} agents for a {config.players}-player game")
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error: must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
     if move_time_limit is not None and not (math.isfinite(move_time_limit) and move_time_limit > 0):
         raise ValueError(f"move_time_limit: must be a positive number of seconds, got {move_time_limit!r}")
+    limit = DEFAULT_MOVE_TIME_LIMIT if move_time_limit is None else move_time_limit
     game = Game(config, seed=seed)
     tally = _Tally(config.players)
     forfeit: Forfeit | None = None
+    agents: list[EngineAgent] = []
     try:
-        if move_time_limit is not None:
-            _guarded(game, seats, seed, move_time_limit, tally)
-        else:
-            agents = _build(seats, seed, config)
-            for move in play_out(game, agents, seats):
-                tally.add(move.seat, move.seconds)
+        agents = build_agents(seats, seed, config, limit)
+        for move in play_out(game, agents, seats, limit):
+            tally.add(move.seat, move.seconds)
     except AgentFailure as e:
         if on_error == "stop":
             where = f"game {index} (seed {seed}): " if index is not None else f"game of seed {seed}: "
             raise AgentFailure(e.seat, e.agent, e.kind, e.message, where) from None
         forfeit = Forfeit(e.seat, e.agent, e.kind, e.message, e.action)
+    finally:
+        close_agents(agents)
     return MatchResult(
         seats=tuple(seats), seed=seed, scores=game.scores,
         ranks=competition_ranks(game.scores, None if forfeit is None else forfeit.seat),
@@ -267,82 +278,11 @@ def play_match(
     )
 
 
-# ------------------------------------------------------------------------------ the guarded child
-def _child(conn: Connection, config: dict[str, Any], seats: tuple[str, ...], seed: int) -> None:
-    """The agents' side of a guarded game: builds the agents, mirrors the game and sends each decision
-    as ``("move", action, seconds)``; a failure as ``("fail", seat, kind, message)``."""
-    try:
-        game = Game(GameConfig.from_dict(config), seed=seed)
-        agents = _build(seats, seed, game.config)
-        conn.send(("ready",))
-        while not game.is_over:
-            seat = game.current_player
-            action, spent = _decide(agents[seat], game, seat, seats[seat])
-            conn.send(("move", evidence(action), spent))
-            game.apply(action)
-    except AgentFailure as e:
-        conn.send(("fail", e.seat, e.kind, e.message))
-    except (TypeError, ValueError) as e:  # an action that is no action: the runner decides
-        conn.send(("fail", game.current_player, "illegal", f"chose an illegal action: {e}"))
-    finally:
-        conn.close()
-
-
-def _context() -> Any:
-    """forkserver where there is one (fast, and safe with threads), else spawn."""
-    if sys.platform.startswith("linux"):
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["training.arena.match"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _guarded(game: Game, seats: Sequence[str], seed: int, limit: float, tally: _Tally) -> None:
-    """Play ``game`` to its end with the agents in a child process (module docstring); raises
-    :class:`AgentFailure` for the seat to move when the child reports a failure, sends an illegal
-    action, takes more than ``limit`` seconds for a decision or dies."""
-    ctx = _context()
-    ours, theirs = ctx.Pipe()
-    child = ctx.Process(target=_child, args=(theirs, game.config.to_dict(), tuple(seats), seed), daemon=True)
-    child.start()
-    theirs.close()
-    try:
-        timeout = STARTUP_SECONDS + limit
-        while not game.is_over:
-            seat = game.current_player
-            name = seats[seat]
-            start = time.perf_counter()
-            if not ours.poll(timeout):
-                raise AgentFailure(seat, name, "timeout", f"took more than {limit:g} s for a decision"
-                                   if timeout == limit else f"was not built within {timeout:g} s")
-            waited = time.perf_counter() - start
-            try:
-                message = ours.recv()
-            except (EOFError, OSError):
-                child.join(1.0)
-                raise AgentFailure(seat, name, "crash", f"ended its process (exit code {child.exitcode})") from None
-            if message[0] == "ready":
-                timeout = limit
-            elif message[0] == "move":
-                if waited > limit:
-                    raise AgentFailure(seat, name, "timeout", f"took more than {limit:g} s for a decision")
-                _apply(game, message[1], seat, name)
-                tally.add(seat, float(message[2]))
-            else:
-                _, failed, kind, text = message
-                raise AgentFailure(failed, seats[failed], kind, text)
-    finally:
-        ours.close()
-        if child.is_alive():
-            child.kill()
-        child.join(5.0)
-
-
 def play_match_data(config: dict[str, Any], seats: tuple[str, ...], seed: int, index: int | None = None
                     ) -> dict[str, Any]:
     """:func:`play_match` on JSON data: the worker entry point of process pools (this module imports
     only the engine and the agents, so spawned workers start fast). ``config`` may carry the match
-    options under :data:`MATCH_OPTIONS` (``on_error``, ``move_time_limit``; default: stop, no limit)."""
+    options under :data:`MATCH_OPTIONS` (``on_error``, ``move_time_limit``; default: stop, the default limit)."""
     config = dict(config)
     options = config.pop(MATCH_OPTIONS, None) or {}
     return play_match(GameConfig.from_dict(config), seats, seed, index=index, **options).to_dict()

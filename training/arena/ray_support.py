@@ -6,6 +6,8 @@ dashboard, a small object store, so that it starts in seconds on a small machine
 a ``ray start`` left running on the machine); with an address
 (``auto``, ``HOST:PORT`` of ``ray start --head``, or ``ray://HOST:10001``) it connects to that
 cluster. A session that finds Ray already initialised in the process uses it and leaves it running.
+A Ctrl-C reaches the driver alone: the processes of a local Ray start with SIGINT blocked, and the
+shutdown that ends them finishes before the Ctrl-C is raised.
 """
 
 from __future__ import annotations
@@ -76,13 +78,19 @@ def ray_session(address: str | None = None, num_cpus: int | None = None,
     if ray.is_initialized():
         yield ray
         return
+    from agents.isolation import ctrl_c_blocked
+
+    from .backends import ctrl_c_deferred
+
     kwargs = local_options(num_cpus, object_store_bytes) if address is None else {"address": address}
     try:
-        ray.init(**kwargs, logging_level="warning", log_to_driver=True)
+        with ctrl_c_blocked():  # a local Ray's processes never see the terminal's Ctrl-C: shutdown ends them
+            ray.init(**kwargs, logging_level="warning", log_to_driver=True)
     except (ConnectionError, ValueError, RuntimeError) as e:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise RayError(f"cannot start or reach {where}: {e}") from None
     try:
         yield ray
     finally:
-        ray.shutdown()
+        with ctrl_c_deferred():
+            ray.shutdown()

@@ -31,11 +31,14 @@ from types import TracebackType
 from typing import IO, Any
 
 __all__ = [
-    "LOCK_FILE", "LockError", "RunLock", "atomic_path", "atomic_write_bytes", "atomic_write_text", "dumps",
+    "LOCK_FILE", "FileLock", "LockError", "RunLock", "atomic_path", "atomic_write_bytes", "atomic_write_text", "dumps",
     "file_sha256", "finite_or_label",
 ]
 
 LOCK_FILE = ".lock"
+#: Seconds to wait for the lock of a holder that is dead: a process it forked may hold the lock's open
+#: file for a moment after it (the start of an agent's process, between its fork and its exec).
+STALE_RELEASE_SECONDS = 2.0
 
 
 def dumps(data: Any, **kwargs: Any) -> str:
@@ -149,11 +152,19 @@ class RunLock:
                 f.close()
                 raise self._refuse(holder) from None
         else:
-            try:
-                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                f.close()
-                raise self._refuse(self._holder()) from None
+            deadline = time.monotonic() + STALE_RELEASE_SECONDS
+            while True:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    holder = self._holder()
+                    dead = holder is not None and holder.get("host") == socket.gethostname() \
+                        and not _pid_alive(int(holder.get("pid", 0)))
+                    if not dead or time.monotonic() > deadline:
+                        f.close()
+                        raise self._refuse(holder) from None
+                    time.sleep(0.05)  # a killed holder: its lock goes with its last process (below)
         self.previous = self._holder()
         self.took_over = self.previous is not None
         f.seek(0)
@@ -178,3 +189,12 @@ class RunLock:
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.release()
+
+
+class FileLock(RunLock):
+    """A :class:`RunLock` for a command whose output is one file ``FILE``, not a directory: the lock
+    is ``.FILE.lock`` beside it, so other files of that directory stay free."""
+
+    def __init__(self, file: Path, what: str = "run") -> None:
+        super().__init__(Path(file).parent, what)
+        self.path = self.directory / f".{Path(file).name}.lock"

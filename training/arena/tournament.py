@@ -40,7 +40,7 @@ from typing import Any
 from tqdm import tqdm
 
 from carcassonne_env.engine import Action, ConfigError, Game, GameConfig, GameRecord, IllegalActionError
-from carcassonne_env.jsonio import JSONInputError, loads, read_line
+from carcassonne_env.jsonio import JSONInputError, load, loads, read_line
 
 from .backends import Backend, make_backend, single_threaded
 from .match import MATCH_OPTIONS, ON_ERROR, Forfeit, MatchResult, competition_ranks
@@ -264,7 +264,9 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
             forfeit = Forfeit.from_dict(game["forfeit"])
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise bad(f"game {index}: malformed forfeit ({e!r})") from None
-        if replayed.is_over or forfeit.seat != replayed.current_player or forfeit.agent != f.seats[forfeit.seat]:
+        at_start = not record.actions and forfeit.kind != "illegal"  # an agent that could not be built: any seat
+        seat_ok = 0 <= forfeit.seat < n and (forfeit.seat == replayed.current_player or at_start)
+        if replayed.is_over or not seat_ok or forfeit.agent != f.seats[forfeit.seat]:
             raise bad(f"game {index}: the forfeit of seat {forfeit.seat} is not the seat to move where its moves end")
         refuted = _refute_illegal(forfeit, replayed)
         if refuted:
@@ -284,12 +286,11 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
 def _read_settings(out: Path) -> dict[str, Any]:
     path = out / SETTINGS_FILE
     try:
-        with path.open(encoding="utf-8") as f:
-            data = json.load(f, parse_constant=_no_constant)
+        data = load(path)  # bounded: a tournament.json that is /dev/zero is refused, not read forever
     except FileNotFoundError:
         raise TournamentError(f"{out}: holds games but no {SETTINGS_FILE}, so its settings cannot be checked; "
                               "start the tournament in a new directory") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, JSONInputError) as e:
         raise TournamentError(f"{path}: unreadable or damaged ({e}); start the tournament in a new directory") from None
     if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
         raise TournamentError(f"{path}: not a tournament's settings")
@@ -353,10 +354,6 @@ def _parse(path: Path, number: int, raw: bytes, settings: Settings, fixtures: di
         raise TournamentError(f"{where}: game {game['index']} was already recorded on line {seen[game['index']]}")
     seen[game["index"]] = number
     return game
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def find_game(path: Path, index: int | None) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
 """``python -m training.cli``: the ``carcassonne`` command."""
 
-from .main import entry_point
+from . import entry_point
 
 entry_point()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
 import time
@@ -18,21 +17,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents import AgentSpecError, make_agent
-from agents.compat import check_fits
+from agents import AgentSpecError
+from agents.isolation import close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from carcassonne_env.play import PlayError
+from carcassonne_env.play.terminal import TableInterrupted
+from carcassonne_env.players import EngineAgent
 from training.arena import ladder
-from training.arena.backends import BACKENDS, Backend, make_backend
-from training.arena.match import MatchError, agent_seed, play_out
+from training.arena.backends import BACKENDS, Backend, WorkerLost, make_backend
+from training.arena.match import MatchError, build_agents, close_agents, play_out
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
 from training.arena.tournament import Settings, TournamentError
 
 from . import play_human, train
 from .dialect import names, refuse_old_spellings, spec_list
+from .interrupt import INTERRUPTED, caused_by_ctrl_c, command_name, interrupted, resume_command
 
 __all__ = ["build_parser", "main", "version"]
 
@@ -88,20 +90,28 @@ def _port(text: str) -> int:
     return value
 
 
+def _kind(text: str) -> str | None:
+    """What ``text`` names: ``directory``, ``file`` (anything else that exists) or None (nothing yet);
+    a name the system refuses (too long, ...) is an ArgumentTypeError."""
+    try:
+        path = Path(text)
+        return ("directory" if path.is_dir() else "file") if path.exists() else None
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot use {text!r}: {e.strerror or e}") from None
+
+
 def _directory(text: str) -> Path:
     """A directory to write into: it may not exist yet, but may not be a file."""
-    path = Path(text)
-    if not text or (path.exists() and not path.is_dir()):
+    if not text or _kind(text) == "file":
         raise argparse.ArgumentTypeError(f"expected a directory, got {text!r}" + (" (a file)" if text else ""))
-    return path
+    return Path(text)
 
 
 def _file(text: str) -> Path:
     """A file to write: not a directory."""
-    path = Path(text)
-    if not text or path.is_dir():
+    if not text or _kind(text) == "directory":
         raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}" + (" (a directory)" if text else ""))
-    return path
+    return Path(text)
 
 
 def _seconds(text: str) -> float:
@@ -320,12 +330,15 @@ def _play(args: argparse.Namespace) -> None:
         play_human.play(args, lambda players: _config(args, players))
         return
     config = _config(args, len(args.specs))
-    agents = [make_agent(spec, seed=agent_seed(args.seed, s)) for s, spec in enumerate(args.specs)]
-    for agent, spec in zip(agents, args.specs, strict=True):
-        try:
-            check_fits(agent, config, spec)
-        except ValueError as e:
-            raise AgentSpecError(str(e)) from None
+    agents = build_agents(args.specs, args.seed, config)
+    try:
+        _play_agents(args, config, agents)
+    finally:
+        close_agents(agents)
+
+
+def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[EngineAgent]) -> None:
+    """A game between ``agents`` (``carcassonne play`` without a person), shown turn by turn."""
     game = Game(config, seed=args.seed)
     encoder = None
     if args.frames is not None:
@@ -368,8 +381,7 @@ def _replay(args: argparse.Namespace) -> None:
     from carcassonne_env.viewer import RecordError, load_document, write_replay_html
     from training.arena.tournament import find_game
 
-    if args.out.resolve() == args.record.resolve() or (
-            args.out.exists() and args.record.exists() and os.path.samefile(args.out, args.record)):
+    if play_human.same_file(args.out, args.record):
         raise RecordError(f"--out {args.out} is the RECORD itself: write the page to another file")
     # a tournament's games.jsonl is read line by line and the game checked (its moves must reach its
     # recorded scores); any other file is one game document
@@ -386,9 +398,10 @@ def _replay(args: argparse.Namespace) -> None:
 def _check_specs(specs: Sequence[str], config: GameConfig) -> None:
     """Build every spec once and check it fits ``config``: :class:`AgentSpecError` naming the bad one."""
     for spec in dict.fromkeys(specs):
-        agent = make_agent(spec, seed=0)
         try:
-            check_fits(agent, config, spec)
+            close_agent(seat_agent(spec, seed=0, config=config))  # a file or module agent: built in its process
+        except AgentSpecError:
+            raise
         except ValueError as e:
             raise AgentSpecError(str(e)) from None
 
@@ -507,10 +520,25 @@ def _check_bench_numbers(rest: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``carcassonne``; returns the exit status."""
+    """``carcassonne ARGV`` (default ``sys.argv[1:]``); returns the exit status: 2 and one line for a
+    bad argument or a run that cannot go on, 130 and one line for a Ctrl-C at any moment
+    (:func:`~training.cli.interrupt.interrupted`)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _run(argv)
+    except TableInterrupted:  # the table said it, with the command that resumes the game
+        return INTERRUPTED
+    except KeyboardInterrupt:
+        return interrupted(argv)
+    except Exception as e:
+        if caused_by_ctrl_c(e):
+            return interrupted(argv)
+        raise
+
+
+def _run(argv: list[str]) -> int:
     from carcassonne_env.viewer import RecordError
 
-    argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # the trainers parse their own arguments
         return train.main(argv[1:])
     if argv:
@@ -536,19 +564,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
-            RecordError, PlayError, OSError) as e:
-        print(f"carcassonne {args.command}: error: {e}", file=sys.stderr)
+            RecordError, PlayError, WorkerLost, OSError) as e:
+        if caused_by_ctrl_c(e):  # a Ctrl-C that a library turned into its own error
+            return interrupted(argv)
+        print(f"{command_name(argv)}: error: {e}{_resume_hint(e, argv)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"carcassonne {args.command}: interrupted", file=sys.stderr)
-        return 130
     return 0
 
 
-def entry_point() -> None:
-    """``[project.scripts]`` target."""
-    sys.exit(main())
-
-
-if __name__ == "__main__":
-    entry_point()
+def _resume_hint(error: Exception, argv: Sequence[str]) -> str:
+    """For a run that lost a worker, how to continue it: its finished games are on disk."""
+    resume = resume_command(argv)
+    if not isinstance(error, WorkerLost) or resume is None:
+        return ""
+    return f"; the games finished so far are kept: resume with: {resume}"

@@ -1,22 +1,24 @@
 """``carcassonne play`` with people at the table: ``human`` seats, ``--web``, ``--resume`` (docs/play.md).
 
-The seats' agents are built here (``make_agent`` with the seat's :func:`agent_seed`); the table
+The seats' agents are built here (:func:`agents.isolation.seat_agent` with the seat's :func:`agent_seed`); the table
 itself (:mod:`carcassonne_env.play`) imports only the engine and the viewer.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, make_agent
-from agents.compat import check_fits
+from agents.isolation import close_agent, seat_agent
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.play import HUMAN, Chooser, PlayError, PlaySession
 from training.arena.match import agent_seed
 
-__all__ = ["DEFAULT_PORT", "DEFAULT_SAVE", "check_flags", "play", "wanted"]
+__all__ = ["DEFAULT_PORT", "DEFAULT_SAVE", "check_flags", "play", "same_file", "save_path", "wanted"]
 
 #: Where the game is saved when ``--save`` is not given.
 DEFAULT_SAVE = Path("carcassonne-game.json")
@@ -29,10 +31,23 @@ def wanted(args: argparse.Namespace) -> bool:
     return HUMAN in args.specs or args.web or args.resume is not None
 
 
+def save_path(args: argparse.Namespace) -> Path:
+    """The file the table saves to: ``--save``, else the ``--resume`` file, else :data:`DEFAULT_SAVE`."""
+    return args.save or (args.resume if args.resume is not None else DEFAULT_SAVE)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """``a`` and ``b`` name one file, however spelled (``./x``, ``d/../x``, a link, a hard link)."""
+    if a.resolve() == b.resolve():
+        return True
+    return a.exists() and b.exists() and os.path.samefile(a, b)
+
+
 def check_flags(args: argparse.Namespace) -> None:
     """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames`` and
     ``--delay`` at a table (they pace and picture a game between agents), ``--save`` and ``--force``
-    without a table, ``--port`` without ``--web``."""
+    without a table, ``--port`` without ``--web``; and two outputs (the save, ``--html``, ``--gif``)
+    that are one file, which the last written would replace."""
     if wanted(args):
         for flag, value in (("--frames", args.frames), ("--delay", args.delay or None)):
             if value is not None:
@@ -44,18 +59,24 @@ def check_flags(args: argparse.Namespace) -> None:
                 raise PlayError(f"{flag} is for a table with a human seat, --web or --resume")
     if args.port is not None and not args.web:
         raise PlayError("--port needs --web")
+    outputs = [("--html", args.html), ("--gif", args.gif)]
+    if wanted(args):
+        outputs.insert(0, ("--save" if args.save else "--resume" if args.resume else "the save", save_path(args)))
+    for (first, a), (second, b) in itertools.combinations(outputs, 2):
+        if a is not None and b is not None and same_file(a, b):
+            raise PlayError(f"{second} {b} is the file of {first} ({a}): give each output a file of its own")
 
 
 def _make(game: Game, seat: int, spec: str) -> Chooser | None:
     """The agent of ``seat``, seeded as ``carcassonne play`` seeds it (None for a human)."""
     if spec == HUMAN:
         return None
-    agent = make_agent(spec, seed=agent_seed(game.seed or 0, seat))
-    try:
-        check_fits(agent, game.config, spec)  # a model made for another game is refused before play
+    try:  # a file or module agent plays from its own process; a model made for another game is refused
+        return seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config)
+    except AgentSpecError:
+        raise
     except ValueError as e:
         raise AgentSpecError(str(e)) from None
-    return agent
 
 
 def _hint(spec: str) -> Chooser:
@@ -80,17 +101,21 @@ def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
     before the first move: another game's save is refused unless ``--force``, a file that is not a
     save always (:class:`~carcassonne_env.play.session.SaveGuard`)."""
     session = session_for(args, config)
-    save = args.save or (args.resume if args.resume is not None else DEFAULT_SAVE)
-    session.saves.force = args.force
-    session.saves.check(save)
-    if args.web:
-        from carcassonne_env.play.server import serve
+    try:
+        save = save_path(args)
+        session.saves.force = args.force
+        session.saves.check(save)
+        if args.web:
+            from carcassonne_env.play.server import serve
 
-        serve(session, save, _hint, host="127.0.0.1", port=DEFAULT_PORT if args.port is None else args.port)
-    else:
-        from carcassonne_env.play.terminal import TerminalPlay
+            serve(session, save, _hint, host="127.0.0.1", port=DEFAULT_PORT if args.port is None else args.port)
+        else:
+            from carcassonne_env.play.terminal import TerminalPlay
 
-        TerminalPlay(session, save, _hint, quiet=args.quiet).run()
+            TerminalPlay(session, save, _hint, quiet=args.quiet).run()
+    finally:
+        for agent in session.agents:
+            close_agent(agent)
     _write_outputs(args, session)
 
 

@@ -2,24 +2,36 @@
 
 A trainer is a module with a ``main(argv, prog)`` function that parses its own arguments (so
 ``carcassonne train TRAINER --help`` is the trainer's own full help) and trains; it may return an
-exit status. It registers with one line in :data:`TRAINERS`: its subcommand, its module and a
-one-line summary, e.g. ::
+exit status. It registers with one line in :data:`TRAINERS`: its subcommand, its module, a
+one-line summary and the extra it needs, e.g. ::
 
-    Trainer("afterstate", "training.afterstate.value_iteration", "afterstate value iteration (train extra)"),
+    Trainer("afterstate", "training.afterstate.value_iteration", "afterstate value iteration", "train"),
 
 The module is imported only when its subcommand runs, so ``carcassonne --help`` and ``carcassonne
 train --help`` import no torch.
+
+Every trainer ends in one line on stderr when it does not finish (:meth:`Trainer.run`): a refusal
+``carcassonne train NAME: error: ...`` (exit status 2); Ctrl-C at any moment, from the first import
+on, ``carcassonne train NAME: interrupted — resume with: carcassonne train NAME ARGS --resume`` when
+its ``--out`` holds a run to resume, else ``... interrupted`` (exit status 130).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+from training.checks import Interrupted
+from training.cli.interrupt import with_resume
+
 __all__ = ["TRAINERS", "Trainer", "add_parser", "main"]
+
+#: The packages of this project: a module of theirs that cannot be imported is a bug, not a missing extra.
+_OWN = ("training", "agents", "carcassonne_env")
 
 
 class TrainerMain(Protocol):
@@ -31,16 +43,55 @@ class TrainerMain(Protocol):
 @dataclass(frozen=True)
 class Trainer:
     """A ``carcassonne train`` subcommand: ``name`` runs ``module.main``; ``summary`` is its line in
-    the help."""
+    the help; ``extra`` the install extra it needs (empty: none); ``resumable``: it has ``--resume``."""
 
     name: str
     module: str
     summary: str
+    extra: str = "train"
+    resumable: bool = True
+
+    @property
+    def prog(self) -> str:
+        return f"carcassonne train {self.name}"
 
     def run(self, argv: Sequence[str]) -> int:
-        """Import the trainer and run it on ``argv``; its exit status (0 when it returns None)."""
-        entry = cast(TrainerMain, importlib.import_module(self.module).main)
-        return entry(list(argv), prog=f"carcassonne train {self.name}") or 0
+        """Import the trainer and run it on ``argv``: its exit status (0 when it returns None), or
+        one line on stderr (module docstring): a refusal (a SystemExit with a message), a file that
+        cannot be written or read (OSError) or a missing extra, status 2; Ctrl-C, status 130."""
+        try:
+            entry = cast(TrainerMain, importlib.import_module(self.module).main)
+            return entry(list(argv), prog=self.prog) or 0
+        except KeyboardInterrupt as e:
+            # before the trainer saves anything, a command that resumed a run still resumes it
+            return self._say(self.interrupted(argv, e.saved if isinstance(e, Interrupted) else "--resume" in argv), 130)
+        except SystemExit as e:
+            if not isinstance(e.code, str):
+                raise
+            return self._say(self.error(e.code), 2)
+        except ModuleNotFoundError as e:
+            if not self.extra or (e.name or "").partition(".")[0] in _OWN:
+                raise
+            return self._say(self.error(f"{e} (install the {self.extra} extra: pip install "
+                                        f"'carcassonne_env[{self.extra}]')"), 2)
+        except OSError as e:
+            return self._say(self.error(str(e)), 2)
+
+    def error(self, message: str) -> str:
+        """The one line of a refusal: ``PROG: error: MESSAGE`` (a prefix the message has is not repeated)."""
+        return f"{self.prog}: error: " + message.removeprefix(f"{self.prog}: ").removeprefix("error: ")
+
+    def interrupted(self, argv: Sequence[str], saved: bool) -> str:
+        """The line of a Ctrl-C: with the command that resumes the run when ``saved`` (its ``--out``
+        holds one) and the trainer can resume: ``argv`` without ``--resume`` / ``--no-resume``, then ``--resume``."""
+        if not (saved and self.resumable):
+            return f"{self.prog}: interrupted"
+        return f"{self.prog}: interrupted — resume with: {with_resume(self.prog.split(), argv)}"
+
+    @staticmethod
+    def _say(line: str, status: int) -> int:
+        print(line, file=sys.stderr)
+        return status
 
 
 #: The trainers, one line each (module docstring).
@@ -48,7 +99,7 @@ TRAINERS: tuple[Trainer, ...] = (
     Trainer("ppo", "training.sb3.selfplay",
             "Stable-Baselines3 MaskablePPO self-play: the ppo: agents (presets quick, full; train extra)"),
     Trainer("rllib", "training.rllib.selfplay", "RLlib PPO self-play, on one machine or a Ray cluster: "
-            "the rllib: agents (ray extra)"),
+            "the rllib: agents (ray extra)", "ray"),
     Trainer("afterstate", "training.afterstate.value_iteration",
             "afterstate value iteration (TD-Gammon-style self-play with a gate): the afterstate: agents "
             "(presets quick, full; train extra)"),
@@ -56,7 +107,8 @@ TRAINERS: tuple[Trainer, ...] = (
             "policy distillation with DAgger: a board network that plays without search, imitating a search "
             "teacher (afterstate:pretrained,fast=1); saved as a ppo: zip (presets quick, full; train extra)"),
     Trainer("value", "training.value.fit_linear",
-            "fit the linear position value of greedy:value=linear on tournament games.jsonl files"),
+            "fit the linear position value of greedy:value=linear on tournament games.jsonl files", "",
+            resumable=False),
 )
 
 _DESCRIPTION = ("Train an agent: every trainer and fit of the project, each with its own options "

@@ -53,7 +53,9 @@ reused, and deleted ones are played again (the same samples: they depend on the 
 previous round's ``student.zip`` only), so a run can be kept or moved without its samples (about
 150 MB a round of the full recipe); a fit killed mid-round continues after its last finished epoch
 (``round_NNN/fit_checkpoint.pt``, the same weights as a fit never killed); a fitted student is reused
-(``round_NNN/fit.json``); its rating resumes game by game.
+(``round_NNN/fit.json``); its rating resumes game by game. A copied or renamed run directory resumes
+where it is now (:func:`training.checks.relocate_run`); a damaged samples file, fit checkpoint or
+student is refused naming it and what to do. One run at a time holds the directory's lock.
 """
 
 from __future__ import annotations
@@ -72,8 +74,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from carcassonne_env.jsonio import load
 from training.arena.anchors import rate_against_anchors
-from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out, need, run_state, write_json
+from training.checks import (
+    SEED_LIMIT,
+    SettingError,
+    check_agents,
+    check_device,
+    check_out,
+    locked_run_state,
+    need,
+    reading,
+    write_json,
+)
 from training.sb3.imitation import Decision, labelled_games
 from training.sb3.threads import free_cores, torch_threads
 
@@ -150,7 +163,7 @@ class Settings:
     # DeviceObservations: ~130 KB a sample for 2 players, 31 GB at 240,000 samples; same samples, same fit
     """Keep the fit's observations decompressed on --device (no decompression per minibatch): for a big GPU."""
     resume: bool = False
-    """Continue the run in --out (same settings except rounds, workers, threads, device, progress)."""
+    """Continue the run in --out, also copied or moved (same settings but rounds, workers, threads, device)."""
     progress: bool = True
     """Show progress bars."""
 
@@ -441,7 +454,8 @@ def _round_samples(s: Settings, out: Path, k: int, workers: int) -> Samples:
     seed and round ``k - 1``'s ``student.zip``, so the same samples are played again)."""
     path = out / f"round_{k:03d}" / "samples.npz"
     if path.exists():
-        return Samples.load(path)
+        with reading(path, "delete it: --resume plays the same samples again"):
+            return Samples.load(path)
     student = f"ppo:{out / f'round_{k - 1:03d}' / 'student.zip'}" if k else ""
     print(f"== round {k}: {s.decisions} decisions, " + (f"{student} on {s.student_share:.0%} of the seats, "
           if student else "the teacher in every seat, ") + f"labelled by {s.teacher}", flush=True)
@@ -566,11 +580,12 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
     best: tuple[float, dict[str, Any], dict[str, float]] = (math.inf, {}, {})
     first = 0
     if checkpoint is not None and checkpoint.exists():
-        saved = torch.load(checkpoint, map_location=s.device, weights_only=False)
-        policy.load_state_dict(saved["policy"])
-        optimiser.load_state_dict(saved["optimiser"])
-        rng.bit_generator.state = saved["rng"]
-        best, first = saved["best"], saved["epochs_done"]
+        with reading(checkpoint, "delete it: --resume fits the round again from its first epoch"):
+            saved = torch.load(checkpoint, map_location=s.device, weights_only=False)
+            policy.load_state_dict(saved["policy"])
+            optimiser.load_state_dict(saved["optimiser"])
+            rng.bit_generator.state = saved["rng"]
+            best, first = saved["best"], saved["epochs_done"]
         print(f"   continuing after epoch {first} ({checkpoint})", flush=True)
     on_device = DeviceObservations(data, policy.device) if s.observations_on_device and first < s.epochs else None
     for epoch in range(first, s.epochs):
@@ -689,18 +704,22 @@ def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> 
 
 def train(s: Settings) -> Path:
     """Run (or resume) the distillation described by ``s``; returns the directory of the run."""
+    check(s)
+    out = Path(s.out)
+    with locked_run_state(s, out, _RESUMABLE, {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []},
+                   before=_BEFORE) as state:
+        return _train(s, out, state)
+
+
+def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
+    """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
     import shutil
 
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.nets.policy import load_policy
     from carcassonne_env.engine import GameConfig
 
-    check(s)
-    out = Path(s.out)
-    state = run_state(s, out, _RESUMABLE, {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []},
-                      before=_BEFORE)
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
@@ -720,7 +739,8 @@ def train(s: Settings) -> Path:
     rounds: dict[int, Samples] = {}
     k = int(state["round"])
     if k:
-        model.policy.load_state_dict(load_policy(out / f"round_{k - 1:03d}" / "student.zip", s.device).state_dict())
+        _load_student(model, out / f"round_{k - 1:03d}", s.device, "the finished rounds start from it: restore it "
+                      "from a copy of the run, or start a new run")
     while k < s.rounds:
         folder = out / f"round_{k:03d}"
         folder.mkdir(exist_ok=True)
@@ -737,8 +757,11 @@ def train(s: Settings) -> Path:
               f"from student seats; {data.nbytes / len(data) / 1024:.1f} KB per decision in memory)", flush=True)
         size, memory = len(data), data.nbytes
         if (folder / "fit.json").exists() and (folder / "student.zip").exists():  # fitted before a kill: rate it
-            figures = json.loads((folder / "fit.json").read_text())
-            model.policy.load_state_dict(load_policy(folder / "student.zip", s.device).state_dict())
+            with reading(folder / "fit.json", "delete it and the round's student.zip: --resume fits the round again"):
+                figures = load(folder / "fit.json")
+                if not isinstance(figures, dict):
+                    raise ValueError("not a JSON object")
+            _load_student(model, folder, s.device, "delete it: --resume fits the round again")
         else:
             figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k,
                           checkpoint=folder / "fit_checkpoint.pt", on_saved=save_clock)
@@ -780,6 +803,15 @@ def train(s: Settings) -> Path:
     log.close()
     print(f"student: ppo:{out / 'student.zip'} (curve: {out / 'curve.csv'}, {out / 'curve.png'})")
     return out
+
+
+def _load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
+    """The weights of ``folder``'s ``student.zip`` into ``model``'s policy (a damaged zip: one line
+    naming it and ``remedy``)."""
+    from agents.nets.policy import load_policy
+
+    with reading(folder / "student.zip", remedy):
+        model.policy.load_state_dict(load_policy(folder / "student.zip", device).state_dict())
 
 
 def _json_safe(data: Any) -> Any:

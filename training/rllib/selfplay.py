@@ -27,7 +27,8 @@ What happens:
    (``rllib:OUT/final``). Progress: one line per iteration on stdout and in ``OUT/progress.jsonl``
    (env steps, env steps/s, mean episode return, losses, the Ray nodes the EnvRunners sample on),
    evaluations in ``OUT/evaluations.jsonl``.
-5. **Resume**: ``OUT/state.json`` names the last checkpoint and its iteration. ``--resume``
+5. **Resume**: ``OUT/state.json`` names the last checkpoint (relative to ``OUT``: a copied or
+   moved run resumes where it is now) and its iteration; one run at a time holds ``OUT``'s lock. ``--resume``
    restores the algorithm from it (weights, optimizer, counters), drops the progress and
    evaluation lines of iterations after it (lost with the interruption), and trains on to
    ``--iterations`` — also past the end of a finished run. The run-defining settings
@@ -301,34 +302,58 @@ _BEFORE = {"kl_coeff": 0.2}
 
 
 def train(s: Settings) -> Path:
-    """Run (or resume) the self-play training described by ``s``; returns the final checkpoint's path."""
-    from training.arena.ray_support import ray_session
+    """Run (or resume) the self-play training described by ``s``; returns the final checkpoint's path.
+    The run holds ``OUT``'s lock (:func:`~training.checks.run_lock`)."""
+    from training.checks import SettingError, run_lock
 
     out = Path(s.out).resolve()
     state_path = out / "state.json"
-    done = 0
+    if s.resume and not state_path.exists():
+        raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
+    try:
+        with run_lock(out, state_path.exists):
+            return _train(s, out)
+    except SettingError as e:
+        raise SystemExit(str(e)) from None
+
+
+def _saved_run(s: Settings, out: Path) -> tuple[Settings, int, Path]:
+    """The run in ``out`` to resume: ``s`` with its run-defining settings (``settings.json``), the
+    iterations it has trained and its last checkpoint (``state.json``; a path relative to ``out``, so
+    a copied or moved run resumes where it is now). A SettingError names a damaged file."""
+    from training.checks import SettingError, read_state
+
+    state = read_state(out / "state.json", {"iteration": 0, "checkpoint": ""})
+    saved = read_state(out / "settings.json", {})
+    defining: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in {**_BEFORE, **saved}.items()
+                                if k in RUN_DEFINING}
+    checkpoint = out / state["checkpoint"]
+    if not checkpoint.is_dir():
+        raise SettingError(f"--resume: {out / 'state.json'} names the checkpoint {checkpoint}, which is missing")
+    return replace(s, **defining), int(state["iteration"]), checkpoint
+
+
+def _train(s: Settings, out: Path) -> Path:
+    from training.arena.ray_support import ray_session
+    from training.checks import reading, write_json
+
+    state_path = out / "state.json"
+    done, checkpoint = 0, None
     if s.resume:
-        if not state_path.exists():
-            raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
-        saved = {**_BEFORE, **json.loads((out / "settings.json").read_text())}
-        defining: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in saved.items()
-                                    if k in RUN_DEFINING}
-        s = replace(s, **defining)
-        state = json.loads(state_path.read_text())
-        done = int(state["iteration"])
+        s, done, checkpoint = _saved_run(s, out)
         if done >= s.iterations:
             raise SystemExit(f"--resume: {out} has trained {done} iterations already; ask for more with --iterations")
-        for log in ("progress.jsonl", "evaluations.jsonl"):
-            _keep_until(out / log, done)
-    elif (out / "final").exists() or (out / "checkpoints").exists():
+    elif state_path.exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "settings.json").write_text(json.dumps(asdict(s), indent=1) + "\n")
+    for log in ("progress.jsonl", "evaluations.jsonl"):
+        _keep_until(out / log, done)  # lines of iterations after the checkpoint (or of a run never checkpointed)
+    write_json(out / "settings.json", asdict(s))
     with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
         algo = build_config(s).build_algo()
         try:
-            if done:
-                algo.restore_from_path(state["checkpoint"])
+            if checkpoint is not None:
+                with reading(checkpoint, "name an earlier one of checkpoints/ in state.json, or start a new run"):
+                    algo.restore_from_path(str(checkpoint))
             for iteration in range(done + 1, s.iterations + 1):
                 start = time.perf_counter()
                 result = algo.train()
@@ -340,22 +365,31 @@ def train(s: Settings) -> Path:
                 last = iteration == s.iterations
                 evaluate = s.eval_every > 0 and (last or iteration % s.eval_every == 0)
                 if last or evaluate or (s.checkpoint_every and iteration % s.checkpoint_every == 0):
-                    checkpoint = Path(algo.save_to_path(out / "final" if last else
-                                                        out / "checkpoints" / f"iter_{iteration:04d}"))
-                    state_path.write_text(json.dumps({"iteration": iteration, "checkpoint": str(checkpoint)}) + "\n")
+                    saved = Path(algo.save_to_path(out / "final" if last else
+                                                   out / "checkpoints" / f"iter_{iteration:04d}"))
+                    write_json(state_path, {"iteration": iteration, "checkpoint": str(saved.relative_to(out))})
                     if evaluate:
-                        _evaluate(s, checkpoint, iteration, out)
+                        _evaluate(s, saved, iteration, out)
         finally:
             algo.stop()
     return out / "final"
 
 
 def _keep_until(path: Path, iteration: int) -> None:
-    """Drop the lines of ``path`` (JSON lines with an ``iteration``) after ``iteration``."""
+    """Drop the lines of ``path`` (JSON lines with an ``iteration``) after ``iteration``, and a line
+    cut short by a kill (rewritten atomically)."""
+    from training.arena.storage import atomic_write_text
+
+    def kept(line: str) -> bool:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            return False
+        return isinstance(row, dict) and isinstance(row.get("iteration"), int) and row["iteration"] <= iteration
+
     if path.exists():
-        lines = [line for line in path.read_text().splitlines()
-                 if line.strip() and json.loads(line)["iteration"] <= iteration]
-        path.write_text("".join(line + "\n" for line in lines))
+        lines = path.read_text(errors="replace").splitlines()
+        atomic_write_text(path, "".join(line + "\n" for line in lines if kept(line)))
 
 
 def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[str, Any]:

@@ -30,7 +30,8 @@ What happens, in order:
    zip, and a resume takes the newest (zip, state) pair whose hash matches, so a kill at any moment
    leaves a resumable run. A resume refuses a run-defining setting given on its command line with
    another value than the run's (``--players``, ``--seed``, ``--learning-rate`` ...). One run at a
-   time per ``--out`` (a lock, :class:`training.arena.storage.RunLock`).
+   time per ``--out`` (a lock, :class:`training.arena.storage.RunLock`). A copied or moved run
+   resumes where it is now: the pool's snapshots are named there (:func:`training.checks.relocate_run`).
    The final model is ``final.zip`` (agent spec ``ppo:OUT/final.zip``) and ``learning_curve.png``
    plots the evaluations.
 """
@@ -56,8 +57,17 @@ import numpy as np
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
-from training.arena.storage import LockError, RunLock, atomic_path, atomic_write_text, dumps, file_sha256
-from training.checks import SEED_LIMIT, SettingError, check_agents, check_device, check_out
+from training.arena.storage import atomic_path, atomic_write_text, dumps, file_sha256
+from training.checks import (
+    SEED_LIMIT,
+    SettingError,
+    check_agents,
+    check_device,
+    check_out,
+    check_state,
+    relocate_run,
+    run_lock,
+)
 from training.sb3.pool import OpponentPool
 from training.sb3.threads import torch_threads
 
@@ -277,11 +287,14 @@ def find_checkpoint(out: Path) -> tuple[Path, dict[str, Any]] | None:
         if not isinstance(state, dict):
             continue
         digest = state.get("checkpoint_sha256")
+        steps = state.get("num_timesteps", 0)
+        if not _is_int(steps):
+            continue
         if digest is None and name == CHECKPOINT[1] and (out / CHECKPOINT[0]).is_file() \
                 and zipfile.is_zipfile(out / CHECKPOINT[0]):
-            found.append((int(state.get("num_timesteps", 0)), out / CHECKPOINT[0], state))
+            found.append((steps, out / CHECKPOINT[0], state))
         elif digest in digests:
-            found.append((int(state.get("num_timesteps", 0)), digests[digest], state))
+            found.append((steps, digests[digest], state))
     if not found:
         return None
     _, path, state = max(found, key=lambda t: t[0])
@@ -347,13 +360,10 @@ def train(s: Settings, given: set[str] | None = None) -> Path:
     s.check()
     out = Path(s.out)
     try:
-        lock = RunLock(out, "training run").acquire()
-    except LockError as e:
+        with run_lock(out, lambda: find_checkpoint(out) is not None):
+            return _train(s, given)
+    except SettingError as e:
         raise SystemExit(str(e)) from None
-    try:
-        return _train(s, given)
-    finally:
-        lock.release()
 
 
 def _train(s: Settings, given: set[str] | None) -> Path:
@@ -379,7 +389,10 @@ def _train(s: Settings, given: set[str] | None) -> Path:
             raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json whose "
                              "checksum matches)")
         checkpoint, saved = found
-        s = _resumed(s, saved["settings"], given)
+        where = f"the state of {checkpoint}"
+        s = _resumed(s, check_state(saved, {"settings": {}}, where)["settings"], given)
+        check_state(saved, {"pool": {}, "evaluations": [], "rng": {}}, where)
+        saved = {**saved, "pool": relocate_run(saved["pool"], str(saved["settings"].get("out", out)), out)}
     elif found is not None or (out / CHECKPOINT[0]).exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     if s.imitation_decisions:
@@ -417,7 +430,8 @@ def _train(s: Settings, given: set[str] | None) -> Path:
     if s.resume:
         with legacy_module_names():  # a checkpoint saved under the trainer's old module names
             model = MaskablePPO.load(checkpoint, env=venv, device=s.device, rollout_buffer_class=CompactRolloutBuffer,
-                                     custom_objects={"rollout_buffer_class": CompactRolloutBuffer})
+                                     custom_objects={"rollout_buffer_class": CompactRolloutBuffer},
+                                     tensorboard_log=str(out / "tensorboard"))  # here, also in a moved run
         pool = OpponentPool.from_dict(saved["pool"])
         evaluations: list[dict[str, Any]] = saved["evaluations"]
         curve: list[dict[str, Any]] = saved.get("curve", [])

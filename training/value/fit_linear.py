@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from agents.evaluation import margins
 from agents.value import FEATURES, design_row, player_features
 from carcassonne_env.engine import GameRecord, IllegalActionError, Phase
 from carcassonne_env.jsonio import JSONInputError, loads, read_line
+from training.arena.storage import FileLock, LockError, atomic_write_text
+from training.checks import cannot_write
 
 __all__ = ["Samples", "fit", "samples_from_record"]
 
@@ -87,6 +90,11 @@ def _margin_rmse(scores: np.ndarray, final: np.ndarray, players: int) -> float:
     return float(np.sqrt(np.mean((est - true) ** 2)))
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file (also through a link)."""
+    return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value") -> int:
     """``carcassonne train value`` (:mod:`training.cli.train`): parse ``argv`` and fit."""
     parser = argparse.ArgumentParser(
@@ -117,6 +125,24 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
         parser.error(f"--seed must be ≥ 0, got {args.seed}")
     if args.out.suffix.lower() != ".json" or args.out.is_dir():
         parser.error(f"--out: expected a .json file name, got {str(args.out)!r}")
+    if any(_same_file(path, args.out) for path in args.games):
+        parser.error(f"--out {args.out}: is one of the games files (the weights would replace it)")
+    if not args.out.parent.is_dir():
+        parser.error(f"--out {args.out}: cannot write there (no directory {args.out.parent})")
+    try:
+        lock = FileLock(args.out, "carcassonne train value").acquire()
+    except LockError as e:
+        parser.error(str(e))
+    except OSError as e:
+        parser.error(cannot_write(args.out, e))
+    try:
+        return _fit(parser, args)
+    finally:
+        lock.release()
+
+
+def _fit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Read the games of ``args``, fit, write ``args.out`` (atomically); exit through ``parser.error``."""
     records: list[tuple[int, int, GameRecord]] = []
     for f, path in enumerate(args.games):
         try:  # line by line, each within jsonio's bound (a binary file, /dev/zero: one error)
@@ -166,7 +192,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
     data = {"features": list(FEATURES), "weights": [round(float(w), 6) for w in weights], "players": n,
             "data": args.data or [str(p) for p in args.games], **report}
     try:
-        args.out.write_text(json.dumps(data, indent=1) + "\n")
+        atomic_write_text(args.out, json.dumps(data, indent=1) + "\n")
     except OSError as e:
         parser.error(f"cannot write {args.out}: {e}")
     for name, a, b in zip(FEATURES, weights[:len(FEATURES)], weights[len(FEATURES):], strict=True):
