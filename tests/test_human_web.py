@@ -24,7 +24,7 @@ from human_positions import position
 from agents import make_agent
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
 from carcassonne_env.play import PlaySession, option_label
-from carcassonne_env.play.server import PlayServer
+from carcassonne_env.play.server import TOKEN_HEADER, PlayServer
 from carcassonne_env.viewer import load_document, replay_html, to_replayable
 
 TOWER = ("tower", "black_tower", "watchtowers")
@@ -39,8 +39,10 @@ def _server(tmp_path: Path, seats: tuple[str, str] = ("human", "random")) -> Pla
     return PlayServer(session, tmp_path / "web_game.json", lambda spec: make_agent(spec, seed=0)).start()
 
 
-def _post(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+def _post(server: PlayServer, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    """POST ``body`` to ``path`` as the page does: JSON, with the session's token."""
+    request = urllib.request.Request(server.url + path, data=body, method="POST", headers={
+        "Content-Type": "application/json", TOKEN_HEADER: server.token})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -59,7 +61,8 @@ def _post(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
     ("api/act", b'{"action": [99, 0, 0, 0]}', 400, "malformed action"),
     ("api/agent", b"", 400, "it is a human's turn"),
     ("api/undo", b"", 400, "nothing to undo"),
-    ("api/hint", b'{"agent": "nosuchagent"}', 400, "unknown agent"),
+    ("api/hint", b'{"agent": "nosuchagent"}', 400, "is not a hint agent"),
+    ("api/hint", b'{"agent": "greedy:nosuch=1"}', 400, "no hint: "),
     ("api/nothing", b"", 404, "no such endpoint"),
 ])
 def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: bytes, status: int,
@@ -67,7 +70,7 @@ def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: byt
     server = _server(tmp_path)
     try:
         before = server.session.game.to_dict()
-        code, answer = _post(server.url + path, body)
+        code, answer = _post(server, path, body)
         assert (code, message in answer.get("error", "")) == (status, True), answer
         assert server.session.game.to_dict() == before  # nothing changed
     finally:
@@ -77,22 +80,22 @@ def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: byt
 def test_the_server_plays_only_on_a_humans_turn_and_only_the_legal_list(tmp_path: Path) -> None:
     server = _server(tmp_path, ("random", "human"))
     try:
-        code, answer = _post(server.url + "api/act", b'{"action": [0, 1, 0, 0]}')
+        code, answer = _post(server, "api/act", b'{"action": [0, 1, 0, 0]}')
         assert code == 400 and "not a human's turn" in answer["error"]
-        code, state = _post(server.url + "api/agent", b"")
+        code, state = _post(server, "api/agent", b"")
         while state["waiting"] == "agent":
-            code, state = _post(server.url + "api/agent", b"")
+            code, state = _post(server, "api/agent", b"")
         assert code == 200 and state["waiting"] == "human" and state["placements"]
         legal = server.session.game.legal_actions()
         assert sorted((x, y, r) for x, y, rs in state["placements"] for r in rs) == sorted(
             (a.x, a.y, a.arg) for a in legal)
         x, y, rotations = state["placements"][0]
-        code, state = _post(server.url + "api/act", json.dumps({"action": [0, x, y, rotations[0]]}).encode())
+        code, state = _post(server, "api/act", json.dumps({"action": [0, x, y, rotations[0]]}).encode())
         assert code == 200 and state["can_undo"]
         assert [o["action"] for o in state["options"]] == [list(a) for a in server.session.game.legal_actions()]
-        code, state = _post(server.url + "api/undo", b"")
+        code, state = _post(server, "api/undo", b"")
         assert code == 200 and state["placements"] and not state["can_undo"]
-        code, hint = _post(server.url + "api/hint", b"{}")
+        code, hint = _post(server, "api/hint", b"{}")
         assert code == 200 and hint["agent"] == "greedy" and hint["action"][0] == 0
     finally:
         server.stop()
@@ -110,11 +113,11 @@ def test_a_failing_agent_is_a_json_error_and_the_game_is_saved(tmp_path: Path) -
     session = PlaySession(game, ("random", "human"), [Boom(), None])  # type: ignore[list-item]
     server = PlayServer(session, tmp_path / "boom.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
-        code, answer = _post(server.url + "api/agent", b"")
+        code, answer = _post(server, "api/agent", b"")
         assert code == 500
         assert answer["error"].startswith("agent 'random' (seat 0, Red) failed: RuntimeError: boom")
         assert "the game is saved to" in answer["error"] and (tmp_path / "boom.json").exists()
-        code, state = _post(server.url + "api/save", b"")
+        code, state = _post(server, "api/save", b"")
         assert code == 200 and state["waiting"] == "agent"  # the server serves on
     finally:
         server.stop()
@@ -127,13 +130,14 @@ def test_a_human_chooses_a_tower_option_through_the_api(kind: ActionKind, tmp_pa
     session = PlaySession(game, ("human", "human"), [None, None])
     server = PlayServer(session, tmp_path / "t.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
-        state = json.loads(urllib.request.urlopen(server.url + "api/state", timeout=30).read())
+        request = urllib.request.Request(server.url + "api/state", headers={TOKEN_HEADER: server.token})
+        state = json.loads(urllib.request.urlopen(request, timeout=30).read())
         assert len(state["log"]) == min(before, 12)  # the moves so far, rebuilt from the record
         option = next(o for o in state["options"] if o["action"][0] == kind)
         assert option["label"] == option_label(game, Action.coerce(option["action"]))
         if kind is not ActionKind.RANSOM:
             assert option["point"] is not None  # a marker on the board
-        code, state = _post(server.url + "api/act", json.dumps({"action": option["action"]}).encode())
+        code, state = _post(server, "api/act", json.dumps({"action": option["action"]}).encode())
         assert code == 200 and server.session.game.history[before] == Action.coerce(option["action"])
     finally:
         server.stop()
@@ -147,8 +151,8 @@ def test_two_undos_in_one_turn_leave_no_stale_move_in_the_log(tmp_path: Path) ->
         turn = game.turn + 1
         ours = [line for line in server.log if line.startswith(f"turn {turn}:")]
         assert len(ours) == 2
-        _post(server.url + "api/undo", b"")
-        code, state = _post(server.url + "api/undo", b"")
+        _post(server, "api/undo", b"")
+        code, state = _post(server, "api/undo", b"")
         assert code == 200 and state["placements"] and not state["can_undo"]
         assert not [line for line in state["log"] if line.startswith(f"turn {turn}:")]
         assert state["log"][-2].startswith("undone: build a normal floor")
@@ -229,11 +233,14 @@ def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path:
         assert len(browser.find_elements(By.CSS_SELECTOR, "#tiles .tile")) == len(server.session.game.tiles())
         errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
-        # A forged request from the page itself is refused too.
-        answer = browser.execute_async_script(
-            "const done = arguments[0];"
-            "fetch('/api/act', {method: 'POST', body: JSON.stringify({action: [0, 0, 0, 0]})})"
-            ".then(r => r.json().then(j => done([r.status, j.error])));")
+        # A forged request from the page itself is refused too: without the token, and with it.
+        post = ("const done = arguments[0];"
+                "fetch('/api/act', {method: 'POST', headers: HEADERS, body: JSON.stringify({action: [0, 0, 0, 0]})})"
+                ".then(r => r.json().then(j => done([r.status, j.error])));")
+        answer = browser.execute_async_script(post.replace("HEADERS", "{}"))
+        assert answer[0] == 403 and TOKEN_HEADER in answer[1]
+        headers = json.dumps({"Content-Type": "application/json", TOKEN_HEADER: server.token})
+        answer = browser.execute_async_script(post.replace("HEADERS", headers))
         assert answer[0] == 400 and "the game is over" in answer[1]
     finally:
         server.stop()
@@ -248,7 +255,7 @@ def test_the_play_page_fills_its_placeholders_in_one_pass(tmp_path: Path) -> Non
 
     game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
     session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
-    text = page_html(session, "__JS__ __DATA__ </script><b>")
+    text = page_html(session, "__JS__ __DATA__ </script><b>", "TOKEN")
     assert "<title>__JS__ __DATA__ &lt;/script&gt;&lt;b&gt;</title>" in text  # not filled in again, escaped
     assert text.count("</script>") == text.count("<script")  # the title's </script> ends nothing
     assert "__CSS__" not in text and "__SYMBOLS__" not in text

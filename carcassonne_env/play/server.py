@@ -10,9 +10,26 @@ code (``draw.js``, the tile symbols of :mod:`~carcassonne_env.viewer.tile_svg`, 
 ``POST /api/act``           ``{"action": [kind, x, y, arg]}``: a human's decision
 ``POST /api/agent``         the agent of the current seat takes one decision
 ``POST /api/undo``          take back the human's last decision of this turn
-``POST /api/hint``          ``{"agent": SPEC}`` (default greedy): what it would play
+``POST /api/hint``          ``{"agent": SPEC}`` (default greedy, a built-in agent): what it would play
 ``POST /api/save``          save the game to the save file
 ==========================  ==================================================================
+
+Only the page the server served can use it (docs/play.md, "Security"):
+
+* every request must name the server's own loopback address and port in ``Host``
+  (``127.0.0.1:PORT`` or ``localhost:PORT``), and its ``Origin``, when sent, must be the page's
+  own: another name (DNS rebinding) or another site's page is answered 403;
+* every API request carries the session's token (:data:`TOKEN_HEADER`), a secret drawn when the
+  server starts and written only into the page; a POST declares ``Content-Type:
+  application/json``: a cross-site form or ``text/plain`` POST is answered 403 / 415;
+* a hint's agent is a built-in one (:func:`~.session.check_hint_spec`: the heads in
+  ``hint_agents``, options ``key=value``): no file path or module from a request is ever imported;
+* a body is read up to :data:`MAX_BODY` bytes (413 beyond), within the socket timeout (408 when
+  it stalls), parsed with :mod:`carcassonne_env.jsonio` (nesting too deep: 400); a client that
+  goes away prints nothing;
+* a hint is thought out in a thread of its own, on a copy of the game, within ``hint_seconds``:
+  the table answers ``GET /api/state`` meanwhile, and a hint that overruns is answered 503 "the
+  hint took too long" (it is abandoned; no other hint starts until it ends).
 
 The state is ``{"frame", "tiles", "waiting", "placements", "options", "can_undo", "tiles_left",
 "log", "saved", "current", "decisions"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles
@@ -24,41 +41,72 @@ board, in board SVG units, or null).
 
 Invariant: the server applies only actions that ``game.legal_actions()`` lists, on a human's turn;
 anything else (malformed JSON, a missing or mistyped field, an illegal action, the wrong turn, an
-unknown path) is answered with HTTP 400 (404 for a path) and ``{"error": message}`` naming what is
-wrong, and changes nothing. An agent that fails (:class:`~.session.AgentError`), or any other
-error, is answered with HTTP 500 and ``{"error": message}`` naming the agent and its seat, after
-the game is saved. The finished game is saved (a record ``carcassonne replay`` opens).
+unknown path, a request refused above) is answered with HTTP 400 (403, 404, 408, 413, 415 as
+above) and ``{"error": message}`` naming what is wrong, and changes nothing. An agent at the table
+that fails (:class:`~.session.AgentError`), or any other error, is answered with HTTP 500 and
+``{"error": message}`` naming the agent and its seat, after the game is saved (a hint's agent that
+fails: 500, and nothing to save). The finished game is saved (a record ``carcassonne replay`` opens).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import signal
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as HintTimeout
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .. import jsonio
 from ..engine import TOWER_TOP_SLOT, Action, ActionKind, Game, Phase
 from ..viewer.page import fill_page, static_text, tile_symbols
 from ..viewer.palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from ..viewer.snapshots import frame
 from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
-from .session import AgentError, Chooser, PlayError, PlaySession, SaveFailed, TurnNote, option_label
+from .session import (
+    HINT_AGENTS,
+    AgentError,
+    Chooser,
+    PlayError,
+    PlaySession,
+    SaveFailed,
+    TurnNote,
+    check_hint_spec,
+    hint_for,
+    option_label,
+)
 
-__all__ = ["MAX_BODY", "PlayServer", "page_html", "serve"]
+__all__ = ["HINT_AGENTS", "HINT_SECONDS", "MAX_BODY", "SOCKET_TIMEOUT", "TOKEN_HEADER", "PlayServer", "page_html",
+           "serve"]
 
 #: The largest request body accepted, in bytes.
 MAX_BODY = 64 * 1024
+#: The request header that carries the session's token (written only into the page).
+TOKEN_HEADER = "X-Carcassonne-Token"
+#: The longest a hint thinks, in seconds, before it is answered "the hint took too long".
+HINT_SECONDS = 10.0
+#: The longest a connection may stall mid-request, in seconds, before it is closed.
+SOCKET_TIMEOUT = 10.0
+#: The paths served without the token: the page itself (which holds it) and its icon.
+_OPEN_PATHS = ("/", "/index.html", "/favicon.ico")
 _LOG = 12
 _UNDONE = "undone: "
 
+#: An answer: the HTTP status and the JSON body.
+Answer = tuple[int, dict[str, Any]]
 
-def page_html(session: PlaySession, title: str) -> str:
+
+def page_html(session: PlaySession, title: str, token: str) -> str:
     """The play page: the static files, every tile symbol of the game's catalogue in every
-    rotation, and the seats as JSON (assembled as the replay page is: :func:`~..viewer.page.fill_page`)."""
+    rotation, the seats and the session's ``token`` (sent back in :data:`TOKEN_HEADER`) as JSON
+    (assembled as the replay page is: :func:`~..viewer.page.fill_page`)."""
     game = session.game
     symbols = {symbol_id(t, r): tile_svg(t, r) for t in game.catalogue.types for r in range(4)}
     data = {
@@ -66,6 +114,7 @@ def page_html(session: PlaySession, title: str) -> str:
         "players": [{"name": SEAT_NAMES[p], "agent": session.seats[p], "colour": css(SEAT_COLOURS[p])}
                     for p in range(game.num_players)],
         "floor_colours": [css(FLOOR_COLOURS[c]) for c in sorted(FLOOR_COLOURS)],
+        "token": token, "token_header": TOKEN_HEADER,
     }
     return fill_page("play.html", css=static_text("page.css") + "\n" + static_text("play.css"),
                      js=static_text("draw.js") + "\n" + static_text("play.js"), symbols=tile_symbols(symbols),
@@ -86,21 +135,44 @@ def _point(game: Game, action: Action) -> list[int] | None:
     return None
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server (daemon threads) that prints no traceback for a client that went
+    away or stalled; anything else a handler let through is one line on stderr."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):  # a broken pipe, a reset, a stall: the client's
+            return
+        print(f"carcassonne play: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
+
+
 class PlayServer:
-    """``session`` served on ``host:port`` (0: any free port); saved to ``save_path``."""
+    """``session`` served on ``host:port`` (0: any free port); saved to ``save_path``. A hint's spec
+    must have its head in ``hint_agents`` (:func:`~.session.check_hint_spec`); ``make_hint`` builds
+    it. ``hint_seconds`` caps a hint, ``socket_timeout`` a stalled connection (module docstring)."""
 
     def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, *, hint_agents: Collection[str] = HINT_AGENTS,
+                 hint_seconds: float = HINT_SECONDS, socket_timeout: float = SOCKET_TIMEOUT) -> None:
         self.session = session
         self.save_path = save_path
         self.make_hint = make_hint
+        self.hint_agents = frozenset(hint_agents)
+        self.hint_seconds = hint_seconds
+        #: The session's secret: written into the page, required on every API request.
+        self.token = secrets.token_urlsafe(32)
         self.saved: str | None = None
         self.log: list[str] = [self._line(note) for note in session.notes()]  # a resumed game's moves
         self._lock = threading.Lock()
+        self._hint_thinking: Future[tuple[Action, str]] | None = None
         title = "Carcassonne: " + " vs ".join(session.seats)
-        self._page = page_html(session, title).encode("utf-8")
-        self.httpd = ThreadingHTTPServer((host, port), self._handler())
-        self.httpd.daemon_threads = True
+        self._page = page_html(session, title, self.token).encode("utf-8")
+        self.httpd = _HTTPServer((host, port), self._handler(socket_timeout))
+        bound = self.httpd.server_address[1]
+        self._hosts = frozenset(f"{name.lower()}:{bound}" for name in (host, "127.0.0.1", "localhost"))
+        self._origins = frozenset(f"http://{address}" for address in self._hosts)
         self._thread: threading.Thread | None = None
         if session.game.is_over:
             self._save()
@@ -112,7 +184,7 @@ class PlayServer:
 
     def start(self) -> PlayServer:
         """Serve in a background thread (tests); :meth:`stop` ends it."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)  # quick to stop
         self._thread.start()
         return self
 
@@ -159,28 +231,48 @@ class PlayServer:
         """Save to the save file or, refused meanwhile, a free name beside it (:meth:`.SaveGuard.write`)."""
         self.saved = str(self.session.save(self.save_path, elsewhere=True))
 
-    def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
-        """Answer one request: (status, JSON). Refusals are 400 / 404 with ``{"error": ...}``."""
+    def refusal(self, method: str, path: str, headers: Mapping[str, Sequence[str]]) -> Answer | None:
+        """Why a request is refused before it reaches the table (module docstring), or None.
+        ``headers``: each header's values by its lower-case name (a repeated Host, Origin or token
+        is refused)."""
+        host, origin = headers.get("host", ()), headers.get("origin")
+        if len(host) != 1 or host[0].strip().lower() not in self._hosts:
+            return HTTPStatus.FORBIDDEN, {"error": f"refused: this table answers only at {self.url} "
+                                                   f"(Host {_shown(host)})"}
+        if origin is not None and (len(origin) != 1 or origin[0].strip().lower() not in self._origins):
+            return HTTPStatus.FORBIDDEN, {"error": f"refused: a request from another page (Origin {_shown(origin)})"}
+        if method == "GET" and path.split("?", 1)[0] in _OPEN_PATHS:
+            return None
+        token = headers.get(TOKEN_HEADER.lower(), ())
+        if len(token) != 1 or not hmac.compare_digest(token[0].encode("latin-1", "replace"), self.token.encode()):
+            return HTTPStatus.FORBIDDEN, {"error": f"refused: missing or wrong {TOKEN_HEADER} "
+                                                   "(requests come from the table's own page)"}
+        kind = headers.get("content-type", ())
+        if method == "POST" and (len(kind) != 1 or kind[0].partition(";")[0].strip().lower() != "application/json"):
+            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "refused: a request's body must be sent as "
+                                                                f"Content-Type: application/json (got {_shown(kind)})"}
+        return None
+
+    def handle(self, method: str, path: str, body: bytes) -> Answer:
+        """Answer one request that passed :meth:`refusal`: (status, JSON). Refusals are 400 / 404
+        with ``{"error": ...}``."""
         path = path.split("?", 1)[0]
         routes: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {
             ("GET", "/api/state"): lambda _: self.state(),
             ("POST", "/api/act"): self._act,
             ("POST", "/api/agent"): self._agent,
             ("POST", "/api/undo"): self._undo,
-            ("POST", "/api/hint"): self._hint,
             ("POST", "/api/save"): self._save_request,
         }
         route = routes.get((method, path))
-        if route is None:
+        if route is None and (method, path) != ("POST", "/api/hint"):
             return HTTPStatus.NOT_FOUND, {"error": f"no such endpoint: {method} {path}"}
-        request: Any = {}
-        if method == "POST" and body.strip():
-            try:
-                request = json.loads(body)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                return HTTPStatus.BAD_REQUEST, {"error": "the request body is not JSON"}
-            if not isinstance(request, dict):
-                return HTTPStatus.BAD_REQUEST, {"error": "the request body must be a JSON object"}
+        try:
+            request = _request(body) if method == "POST" else {}
+        except PlayError as e:
+            return HTTPStatus.BAD_REQUEST, {"error": str(e)}
+        if route is None:
+            return self._hint(request)  # thought out off the table's lock
         with self._lock:
             try:
                 return HTTPStatus.OK, route(request)
@@ -224,27 +316,67 @@ class PlayServer:
         self.log.append(_UNDONE + self.session.undo_label(undone))
         return self.state()
 
-    def _hint(self, request: dict[str, Any]) -> dict[str, Any]:
-        spec = request.get("agent", "greedy")
-        if not isinstance(spec, str) or not spec:
-            raise PlayError(f"'agent' must be an agent spec, got {spec!r}")
-        if not self.session.waiting_for_human:
-            raise PlayError("a hint is for a human's decision")
+    def _hint(self, request: dict[str, Any]) -> Answer:
+        """What a built-in agent would play now (:meth:`_think`), answered within ``hint_seconds``.
+        The table's lock is held only to copy the game and, after, to check that it has not moved
+        on: ``GET /api/state`` and the other requests are answered while the hint thinks."""
         try:
-            agent = self.make_hint(spec)
-        except ValueError as e:
-            raise PlayError(f"no hint: {e}") from None
-        action, words = self.session.hint(agent)
-        return {"action": [int(v) for v in action], "words": words, "agent": spec}
+            spec = check_hint_spec(request.get("agent", "greedy"), self.hint_agents)
+        except PlayError as e:
+            return HTTPStatus.BAD_REQUEST, {"error": f"no hint: {e}"}
+        with self._lock:
+            if not self.session.waiting_for_human:
+                return HTTPStatus.BAD_REQUEST, {"error": "a hint is for a human's decision"}
+            if self._hint_thinking is not None and not self._hint_thinking.done():
+                return HTTPStatus.SERVICE_UNAVAILABLE, {
+                    "error": "no hint: the last hint, which took too long, is still thinking; ask again later"}
+            game = self.session.game
+            decisions = len(game.history)
+            thinking = self._hint_thinking = self._think(spec, game.clone())
+        try:
+            action, words = thinking.result(timeout=self.hint_seconds)
+        except HintTimeout:
+            return HTTPStatus.SERVICE_UNAVAILABLE, {
+                "error": f"no hint: the hint took too long (more than {self.hint_seconds:g} s for {spec!r}); "
+                         "ask again, or ask a quicker agent"}
+        except AgentError as e:  # the hint's agent failed: nothing changed, nothing to save
+            return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"no hint: {e}"}
+        except ValueError as e:  # a bad option of a built-in agent (its spec error)
+            return HTTPStatus.BAD_REQUEST, {"error": f"no hint: {e}"}
+        except Exception as e:
+            return HTTPStatus.INTERNAL_SERVER_ERROR, {
+                "error": f"no hint: building {spec!r} failed: {type(e).__name__}: {e}"}
+        with self._lock:
+            if self.session.game is not game or len(game.history) != decisions:
+                return HTTPStatus.CONFLICT, {"error": "no hint: the game moved on while the hint thought; ask again"}
+        return HTTPStatus.OK, {"action": [int(v) for v in action], "words": words, "agent": spec}
+
+    def _think(self, spec: str, game: Game) -> Future[tuple[Action, str]]:
+        """Build ``spec``'s agent and ask it about ``game`` (a copy no one else touches) in a daemon
+        thread; the answer, or the error, lands in the future returned. A hint that overruns is
+        abandoned, not stopped: it thinks on without the table's lock, and no other starts until it ends."""
+        thinking: Future[tuple[Action, str]] = Future()
+
+        def think() -> None:
+            thinking.set_running_or_notify_cancel()
+            try:
+                thinking.set_result(hint_for(game, self.make_hint(spec)))
+            except BaseException as e:  # handed to the request, which answers it in JSON
+                thinking.set_exception(e)
+
+        threading.Thread(target=think, name="carcassonne-hint", daemon=True).start()
+        return thinking
 
     def _save_request(self, _: dict[str, Any]) -> dict[str, Any]:
         self._save()
         return self.state()
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self, socket_timeout: float) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = socket_timeout  # applied to the connection: a stalled request is cut off
+
             def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal is the user's
                 pass
 
@@ -253,41 +385,92 @@ class PlayServer:
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
+                self.send_header("X-Content-Type-Options", "nosniff")
+                self.send_header("X-Frame-Options", "DENY")  # no other site frames the table
                 self.end_headers()
                 self.wfile.write(body)
 
             def _json(self, status: int, data: dict[str, Any]) -> None:
                 self._send(status, json.dumps(data).encode("utf-8"), "application/json")
 
-            def do_GET(self) -> None:
-                if self.path == "/favicon.ico":
+            def _headers(self) -> dict[str, list[str]]:
+                fields: dict[str, list[str]] = {}
+                for name, value in self.headers.items():
+                    fields.setdefault(name.lower(), []).append(value)
+                return fields
+
+            def _answer(self, method: str, body: bytes) -> None:
+                refusal = server.refusal(method, self.path, self._headers())
+                path = self.path.split("?", 1)[0]
+                if refusal is not None:
+                    self._json(*refusal)
+                elif method == "GET" and path == "/favicon.ico":
                     self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
-                elif self.path.split("?", 1)[0] in ("/", "/index.html"):
+                elif method == "GET" and path in _OPEN_PATHS:
                     self._send(HTTPStatus.OK, server._page, "text/html; charset=utf-8")
                 else:
-                    self._json(*server.handle("GET", self.path, b""))
+                    self._json(*server.handle(method, self.path, body))
 
-            def do_POST(self) -> None:
+            def _body(self) -> bytes | Answer:
+                """The body, at most MAX_BODY bytes, read within the socket timeout; else the refusal."""
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                 except ValueError:
                     length = -1
-                if not 0 <= length <= MAX_BODY:
-                    self._json(HTTPStatus.BAD_REQUEST, {"error": f"the body must be 0 to {MAX_BODY} bytes"})
-                    return
-                self._json(*server.handle("POST", self.path, self.rfile.read(length)))
+                if length < 0:
+                    return HTTPStatus.BAD_REQUEST, {"error": "Content-Length must be a number of bytes"}
+                if length > MAX_BODY:
+                    return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"the body must be 0 to {MAX_BODY} bytes"}
+                try:
+                    body = self.rfile.read(length)
+                except TimeoutError:
+                    return HTTPStatus.REQUEST_TIMEOUT, {"error": f"the body did not arrive within {socket_timeout:g} s"}
+                if len(body) < length:
+                    return HTTPStatus.BAD_REQUEST, {"error": "the body ended before its Content-Length"}
+                return body
+
+            def do_GET(self) -> None:
+                self._answer("GET", b"")
+
+            def do_POST(self) -> None:
+                body = self._body()
+                if isinstance(body, bytes):
+                    self._answer("POST", body)
+                else:  # the rest of the request is not read: the connection ends with the answer
+                    self.close_connection = True
+                    self._json(*body)
 
         return Handler
 
 
-def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser], *,
-          host: str = "127.0.0.1", port: int = 8765, announce: Callable[[str], None] = print) -> Game:
-    """Serve ``session`` until Ctrl-C or SIGTERM (the game is saved then, and at its end); returns
-    the game. The last save goes to ``save_path`` or, refused meanwhile, a free name beside it
-    (:meth:`.SaveGuard.write`); one that cannot be written raises :class:`.SaveFailed` and prints
-    no resume command."""
+def _shown(values: Sequence[str]) -> str:
+    """Header values as a refusal names them: quoted, cut short, or ``missing``."""
+    return ", ".join(repr(v[:60]) for v in values) or "missing"
+
+
+def _request(body: bytes) -> dict[str, Any]:
+    """The JSON object of a POST's ``body`` (empty: ``{}``), read as :mod:`carcassonne_env.jsonio`
+    reads a file (nesting too deep, NaN, a huge number: refused); :class:`PlayError` otherwise."""
+    if not body.strip():
+        return {}
     try:
-        server = PlayServer(session, save_path, make_hint, host, port)
+        request = jsonio.loads(body, "the request body")
+    except jsonio.JSONInputError as e:
+        raise PlayError(str(e)) from None
+    if not isinstance(request, dict):
+        raise PlayError("the request body must be a JSON object")
+    return request
+
+
+def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser], *,
+          host: str = "127.0.0.1", port: int = 8765, announce: Callable[[str], None] = print,
+          hint_agents: Collection[str] = HINT_AGENTS) -> Game:
+    """Serve ``session`` until Ctrl-C or SIGTERM (the game is saved then, and at its end); returns
+    the game. A hint's agent is one of ``hint_agents`` (:class:`PlayServer`). The last save goes to
+    ``save_path`` or, refused meanwhile, a free name beside it (:meth:`.SaveGuard.write`); one that
+    cannot be written raises :class:`.SaveFailed` and prints no resume command."""
+    try:
+        server = PlayServer(session, save_path, make_hint, host, port, hint_agents=hint_agents)
     except OSError as e:
         raise PlayError(f"cannot serve on {host}:{port}: {e} (choose another --port)") from None
     announce(f"open {server.url} in a browser to play (Ctrl-C stops; the game is saved to {save_path})")

@@ -13,7 +13,9 @@ agent of every other seat. Invariants:
   replay`` opens it (as it opens a tournament line) and :meth:`PlaySession.from_document` resumes
   it, replaying the record to the identical position;
 * a save never replaces what a user wrote (:class:`SaveGuard`): a file that is not a table's save
-  is never written over, another game's save only with ``force``.
+  is never written over, another game's save only with ``force``;
+* a hint comes from a built-in agent only (:func:`check_hint_spec`): a hint's spec is typed at the
+  table or sent by the page, never a file or a module to import (the command line alone seats those).
 
 Engine and standard library only: agents are passed in as objects with ``choose_action(game)``.
 """
@@ -25,7 +27,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,13 +45,20 @@ from ..engine import (
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
 
-__all__ = ["HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "SaveFailed", "SaveGuard",
-           "TurnNote", "is_table_save", "option_label", "parse_placement", "placement_code"]
+__all__ = ["HINT_AGENTS", "HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "SaveFailed",
+           "SaveGuard", "TurnNote", "check_hint_spec", "hint_for", "is_table_save", "option_label", "parse_placement",
+           "placement_code"]
 
 #: The seat spec of a person.
 HUMAN = "human"
 #: The ``format`` of a saved table.
 SAVE_FORMAT = "carcassonne_env/play"
+#: The agents a hint may come from when the caller names none: built-in agents that read no file.
+HINT_AGENTS: frozenset[str] = frozenset({"random", "greedy", "mcts"})
+#: The longest hint spec accepted.
+MAX_HINT_SPEC = 200
+#: What a hint spec's options may hold: ``key=value`` pairs of names and numbers (no path, no module).
+_HINT_OPTIONS = re.compile(r"[A-Za-z0-9_.,=+-]*")
 
 
 class Chooser(Protocol):
@@ -144,6 +153,35 @@ class SaveGuard:
             raise SaveFailed(f"could not save the game to {path}: {e.strerror or e}") from None
         self.own(path)
         return path
+
+
+def check_hint_spec(spec: object, allowed: Collection[str]) -> str:
+    """``spec`` when it names a built-in agent a hint may come from: a string of at most
+    :data:`MAX_HINT_SPEC` characters whose head (before the first ``:``) is one of ``allowed`` and
+    whose options are ``key=value`` pairs of names and numbers (no further ``:``, no ``/`` or ``\\``,
+    no ``.py``). Anything else — a file (``path/file.py:Class``), a module (``subprocess:Popen``), an
+    agent not in ``allowed`` — raises :class:`PlayError` naming the agents allowed; nothing is imported."""
+    text = spec.strip() if isinstance(spec, str) else ""
+    head, _, options = text.partition(":")
+    if (head in allowed and len(text) <= MAX_HINT_SPEC and _HINT_OPTIONS.fullmatch(options)
+            and ".py" not in options.lower()):
+        return text
+    shown = repr(spec) if len(repr(spec)) <= 80 else repr(spec)[:77] + "..."
+    raise PlayError(f"{shown} is not a hint agent: a hint comes from a built-in agent, one of "
+                    f"{', '.join(sorted(allowed))}, with options key=value (e.g. greedy, mcts:sims=50), "
+                    "never from a file or a module")
+
+
+def hint_for(game: Game, agent: Chooser) -> tuple[Action, str]:
+    """What ``agent`` would play in ``game`` (it is given a copy), and that in words; raises
+    :class:`AgentError` when it fails or chooses an action the engine does not list."""
+    try:
+        action = agent.choose_action(game.clone())
+    except Exception as e:
+        raise AgentError(f"the hint's agent failed: {type(e).__name__}: {e}") from e
+    if action not in game.legal_actions():
+        raise AgentError(f"the hint's agent chose an illegal action {action}")
+    return action, option_label(game, action)
 
 
 @dataclass(frozen=True)
@@ -345,13 +383,7 @@ class PlaySession:
         """What ``agent`` would play now (on a copy of the game), and that in words."""
         if self.game.is_over:
             raise PlayError("the game is over")
-        try:
-            action = agent.choose_action(self.game.clone())
-        except Exception as e:
-            raise AgentError(f"the hint's agent failed: {type(e).__name__}: {e}") from e
-        if action not in self.game.legal_actions():
-            raise AgentError(f"the hint's agent chose an illegal action {action}")
-        return action, option_label(self.game, action)
+        return hint_for(self.game, agent)
 
     # ------------------------------------------------------------------ saving
     def document(self) -> dict[str, Any]:
@@ -380,7 +412,10 @@ class PlaySession:
             raise PlayError(f"{path}: not a saved game (expected a JSON object)")
         try:
             if "record" in data:
-                game = GameRecord.from_dict(data["record"]).replay()
+                if not isinstance(data["record"], Mapping):
+                    raise PlayError(f"{path}: not a valid saved game: 'record' must be a JSON object (a game record), "
+                                    f"got {json.dumps(data['record'])[:40]}")
+                game = GameRecord.from_dict(dict(data["record"])).replay()
                 seats = data.get("seats")
                 if seats is not None and (not isinstance(seats, list) or not all(isinstance(s, str) for s in seats)):
                     raise PlayError(f"{path}: 'seats' must be a list of agent specs")

@@ -14,7 +14,9 @@
   async function call(method, path, body) {
     busy = true;
     try {
-      const response = await fetch(path, { method, headers: { "Content-Type": "application/json" },
+      // every request carries the session's token (only this page knows it) and a JSON body
+      const response = await fetch(path, { method,
+        headers: { "Content-Type": "application/json", [data.token_header]: data.token },
         body: body === undefined ? undefined : JSON.stringify(body) });
       const answer = await response.json();
       if (!response.ok) throw new Error(answer.error || response.statusText);
