@@ -32,12 +32,13 @@ Only the page the server served can use it (docs/play.md, "Security"):
   hint took too long" (it is abandoned; no other hint starts until it ends).
 
 The state is ``{"frame", "tiles", "waiting", "placements", "options", "can_undo", "tiles_left",
-"log", "saved", "current", "decisions"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles
+"log", "saved", "current", "decisions", "scores_explained"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles
 ``[x, y, symbol, id]`` in placement order, ``decisions`` the length of the game's history,
 ``waiting`` one of ``human`` / ``agent`` / ``over``, and on a human's decision
 the engine's legal actions: ``placements`` ``[x, y, [rotations]]`` at a PLACE decision, else
 ``options`` ``{"action", "label", "point"}`` (``point``: where its numbered marker goes on the
-board, in board SVG units, or null).
+board, in board SVG units, or null). ``scores_explained`` is every score change so far and each
+player's points by category, summing to the scores (:meth:`.ScoreStory.to_json`).
 
 Invariant: the server applies only actions that ``game.legal_actions()`` lists, on a human's turn;
 anything else (malformed JSON, a missing or mistyped field, an illegal action, the wrong turn, an
@@ -205,7 +206,7 @@ class PlayServer:
             "waiting": "over" if game.is_over else "human" if session.waiting_for_human else "agent",
             "placements": [], "options": [], "can_undo": session.can_undo, "tiles_left": game.tiles_left,
             "log": self.log[-_LOG:], "saved": self.saved, "current": game.current_player,
-            "decisions": len(game.history),
+            "decisions": len(game.history), "scores_explained": session.score_story().to_json(),
         }
         if session.waiting_for_human:
             legal = game.legal_actions()

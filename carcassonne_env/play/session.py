@@ -14,6 +14,9 @@ agent of every other seat. Invariants:
   it, replaying the record to the identical position;
 * a save never replaces what a user wrote (:class:`SaveGuard`): a file that is not a table's save
   is never written over, another game's save only with ``force``;
+* the game keeps its score log (``Game.keep_score_log``) from its origin, across undo (a turn's
+  start is a clone, log included) and resume (the record is replayed with the log on):
+  :meth:`PlaySession.score_story` explains every point of every score (:mod:`.score_story`);
 * a hint comes from a built-in agent only (:func:`check_hint_spec`): a hint's spec is typed at the
   table or sent by the page, never a file or a module to import (the command line alone seats those).
 
@@ -44,6 +47,7 @@ from ..engine import (
 )
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
+from .score_story import ScoreStory
 
 __all__ = ["HINT_AGENTS", "HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "SaveFailed",
            "SaveGuard", "TurnNote", "check_hint_spec", "hint_for", "is_table_save", "option_label", "parse_placement",
@@ -243,9 +247,28 @@ def option_label(game: Game, action: Action) -> str:
     return words
 
 
+def _with_score_log(game: Game) -> tuple[Game, Game, list[Action], tuple[int, ...]]:
+    """``game`` keeping its score log from its origin: ``game`` itself when it has no history, else
+    its record replayed with the log on (an identical game: the log is not saved, so a resumed game
+    rebuilds it). Also the clone at the start of its current turn and the actions taken since (the
+    undo point, found as :meth:`PlaySession._apply` marks it), and the scores at the origin."""
+    replay = game.record().replay(0) if game.history else game
+    replay.keep_score_log()
+    start_scores = replay.scores
+    turn_start, turn_actions = replay.clone(), list[Action]()
+    for action in game.history:
+        turn = replay.turn
+        replay.apply(action)
+        if replay.turn != turn or replay.is_over:
+            turn_start, turn_actions = replay.clone(), []
+        else:
+            turn_actions.append(action)
+    return replay, turn_start, turn_actions, start_scores
+
+
 class PlaySession:
-    """The table: ``game``, the spec of each seat and the agents of the non-human seats (module
-    docstring for the invariants)."""
+    """The table: ``game`` (a replay of the one given when that one has moves, to rebuild its score
+    log), the spec of each seat and the agents of the non-human seats (module docstring for the invariants)."""
 
     def __init__(self, game: Game, seats: Sequence[str], agents: Sequence[Chooser | None]) -> None:
         if len(seats) != game.num_players or len(agents) != game.num_players:
@@ -253,14 +276,11 @@ class PlaySession:
         for s, (spec, agent) in enumerate(zip(seats, agents, strict=True)):
             if (spec == HUMAN) != (agent is None):
                 raise PlayError(f"seat {s}: a human seat has no agent and every other seat has one")
-        self.game = game
         self.seats = tuple(seats)
         self.agents = tuple(agents)
         #: The files this table may save over (a resumed table owns the file it was resumed from).
         self.saves = SaveGuard()
-        self._turn_start = game.clone()
-        self._turn_actions: list[Action] = []
-        self._mark_turn_start(resumed=True)
+        self.game, self._turn_start, self._turn_actions, self._start_scores = _with_score_log(game)
 
     # ------------------------------------------------------------------ state
     def is_human(self, seat: int) -> bool:
@@ -279,21 +299,13 @@ class PlaySession:
     def seat_name(self, seat: int) -> str:
         return f"{SEAT_NAMES[seat]} ({self.seats[seat]})"
 
-    def _mark_turn_start(self, *, resumed: bool = False) -> None:
-        """Remember the position at the start of the current turn (the undo point). A resumed game
-        may stand in the middle of a turn: its start is found by replaying the record."""
-        game = self.game
-        if not resumed or not game.history:
-            self._turn_start, self._turn_actions = game.clone(), []
-            return
-        record = game.record()
-        replay = record.replay(0)
-        for k, action in enumerate(record.actions):
-            if replay.turn == game.turn:
-                self._turn_start, self._turn_actions = replay, list(record.actions[k:])
-                return
-            replay.apply(action)
-        self._turn_start, self._turn_actions = game.clone(), []
+    def _mark_turn_start(self) -> None:
+        """Remember the position at the start of the current turn (the undo point)."""
+        self._turn_start, self._turn_actions = self.game.clone(), []
+
+    def score_story(self) -> ScoreStory:
+        """Every score change of the game so far, and the breakdown by category that sums to the scores."""
+        return ScoreStory(self.game.score_log, self._start_scores, self.game.is_over)
 
     # ------------------------------------------------------------------ moves
     def _apply(self, action: Action) -> TurnNote:

@@ -14,6 +14,10 @@ legal actions. At any prompt:
 ``help``           these commands
 =================  ==========================================================================
 
+Every score change is said as it happens, after the turn's moves: ``Blue +8: city at (1,-2),
+completed``, the end-of-game scoring under its own heading; at the end a table gives each player's
+points by category, summing to the final scores (:mod:`.score_story`; ``quiet`` keeps the table only).
+
 Invariant: the choices shown are exactly ``game.legal_actions()``; an answer that names none of
 them is refused with a message and asked again. End of input or Ctrl-C saves the game and stops;
 an agent that fails (:class:`~.session.AgentError`) or any other error also saves it first, then
@@ -33,6 +37,7 @@ from typing import TextIO
 
 from ..engine import Action, ActionKind, Phase
 from ..viewer.palette import SEAT_NAMES
+from .score_story import event_line
 from .session import (
     HINT_AGENTS,
     Chooser,
@@ -88,6 +93,7 @@ class TerminalPlay:
         self.stdout = stdout if stdout is not None else sys.stdout
         self.quiet = quiet
         self._shown: tuple[int, int] | None = None  # the decision whose board is on screen
+        self._told = len(session.score_story().events)  # score events already said (a resumed game's are not)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -103,7 +109,8 @@ class TerminalPlay:
                 if session.waiting_for_human:
                     self._human_decision()
                 else:
-                    self._show_notes(session.run_agents())
+                    self._show_notes([session.agent_step()])  # each decision's score changes follow it
+                self._show_scores()
         except (_Stop, KeyboardInterrupt, EOFError) as stop:
             written = self._last_save()  # a failure goes on to the caller: no resume command
             if isinstance(stop, KeyboardInterrupt):
@@ -123,6 +130,9 @@ class TerminalPlay:
         scores = ", ".join(f"{SEAT_NAMES[p]} {game.scores[p]}" for p in range(game.num_players))
         winners = ", ".join(session.seat_name(w) for w in game.winners())
         self.say(f"game over: final scores {scores}; winner {winners}")
+        self.say("the scores by category:")
+        names = [session.seat_name(p) for p in range(game.num_players)]
+        self.say(session.score_story().table(names))
         written = self._last_save()
         self.say(f"replay it with: carcassonne replay {written} -o game.html")
         return True
@@ -153,6 +163,20 @@ class TerminalPlay:
             return
         for note in notes:
             self.say(f"turn {note.turn}: {note.words} [{self.session.seats[note.seat]}]")
+
+    def _show_scores(self) -> None:
+        """Say the score changes since the last call, one line each (who, how many, why, where), the
+        end-of-game scoring under its own heading. An undo that took changes back is not said again."""
+        events = self.session.score_story().events
+        new, self._told = events[min(self._told, len(events)):], len(events)
+        if self.quiet:
+            return
+        for final in (False, True):
+            lines = [event_line(e) for e in new if e.final is final]
+            if final and lines:
+                self.say("end-of-game scoring:")
+            for line in lines:
+                self.say(f"  {line}")
 
     def _ask(self, prompt: str) -> str:
         self.stdout.write(prompt)
