@@ -21,13 +21,16 @@ function carcassonneDrawer(data) {
     return m;
   }
 
-  function fit(spots) {  // the view: the tile positions [x, y, ...] in spots with a tile's margin
+  // The box [x, y, width, height] (board SVG units) that shows the tile positions [x, y, ...] in
+  // spots with a tile's margin, at least 9 × 7 tiles.
+  function fitBox(spots) {
     const xs = spots.map((t) => t[0]), ys = spots.map((t) => t[1]);
-    const w = Math.max(9, Math.max(...xs) - Math.min(...xs) + 3) * S;  // at least 9 × 7 tiles
+    const w = Math.max(9, Math.max(...xs) - Math.min(...xs) + 3) * S;
     const h = Math.max(7, Math.max(...ys) - Math.min(...ys) + 3) * S;
     const cx = (Math.min(...xs) + Math.max(...xs) + 1) * S / 2, cy = (1 - Math.min(...ys) - Math.max(...ys)) * S / 2;
-    $("board").setAttribute("viewBox", `${cx - w / 2} ${cy - h / 2} ${w} ${h}`);
+    return [cx - w / 2, cy - h / 2, w, h];
   }
+  function fit(spots) { $("board").setAttribute("viewBox", fitBox(spots).join(" ")); }
 
   function drawTower(x, y, floors, top) {
     const g = el("g", { class: "tower", "data-height": floors.length }, layers.towers);
@@ -94,5 +97,5 @@ function carcassonneDrawer(data) {
     if (symbol) el("use", { href: "#" + symbol, width: S, height: S }, svg);
   }
 
-  return { S, $, el, layers, meeple, fit, drawTower, playerCard, drawBoard, drawHand };
+  return { S, $, el, layers, meeple, fitBox, fit, drawTower, playerCard, drawBoard, drawHand };
 }

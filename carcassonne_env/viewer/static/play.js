@@ -6,8 +6,11 @@
   const data = JSON.parse(document.getElementById("play-data").textContent);
   const draw = carcassonneDrawer(data);
   const $ = draw.$, S = draw.S;
-  const spotsLayer = $("spots");
+  const board = $("board"), spotsLayer = $("spots");
+  const UNDONE = "undone: ";  // the server's prefix of a log line that notes an undo (not a decision)
   let state = null, selected = null, busy = false;
+  let hint = null;  // the last hint {decisions, action}: drawn until the game moves on
+  let view = null;  // null: the whole board, fitted as it grows; else the box [x, y, w, h] zoomed or panned to
 
   $("variant").textContent = data.expansions.length ? "with " + data.expansions.join(", ").replaceAll("_", " ") : "base game";
 
@@ -33,7 +36,61 @@
     const answer = await call(method, path, body);
     if (answer) show(answer);
   }
+  function text(tag, cls, words) {  // an element holding words as text, never as markup
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    e.textContent = words;
+    return e;
+  }
+  function colour(seat) { return (data.players[seat] || { colour: "#ccc" }).colour; }
 
+  // ------------------------------------------------------------------ zoom and pan
+  function box() { return view || draw.fitBox(state ? state.tiles.concat(state.placements) : [[0, 0]]); }
+  function applyView() { board.setAttribute("viewBox", box().join(" ")); }
+  function fitView() { view = null; applyView(); }
+  // Scale the view by factor (< 1 zooms in) keeping the board point (px, py) where it is on screen;
+  // the width stays between 2 tiles and 4 × the whole board's.
+  function zoom(factor, px, py) {
+    if (!state) return;
+    const [x, y, w, h] = box();
+    const f = Math.min(Math.max(w * factor, 2 * S), 4 * draw.fitBox(state.tiles)[2]) / w;
+    view = [px - (px - x) * f, py - (py - y) * f, w * f, h * f];
+    applyView();
+  }
+  function zoomCentre(factor) { const [x, y, w, h] = box(); zoom(factor, x + w / 2, y + h / 2); }
+  function pan(dx, dy) { const [x, y, w, h] = box(); view = [x + dx, y + dy, w, h]; applyView(); }
+  function boardPoint(e) {  // the board SVG point under the mouse
+    return new DOMPoint(e.clientX, e.clientY).matrixTransform(board.getScreenCTM().inverse());
+  }
+
+  board.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const p = boardPoint(e), lines = e.deltaMode === 1 ? 33 : 1;
+    zoom(Math.exp(e.deltaY * lines * 0.0015), p.x, p.y);
+  }, { passive: false });
+  let drag = null, dragged = false;  // a drag pans; the click that ends one picks nothing
+  board.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    drag = { x: e.clientX, y: e.clientY, scale: board.getScreenCTM().a };
+    dragged = false;
+  });
+  window.addEventListener("pointermove", (e) => {
+    if (!drag || (!dragged && Math.hypot(e.clientX - drag.x, e.clientY - drag.y) < 5)) return;
+    dragged = true;
+    board.classList.add("panning");
+    pan((drag.x - e.clientX) / drag.scale, (drag.y - e.clientY) / drag.scale);
+    drag.x = e.clientX;
+    drag.y = e.clientY;
+  });
+  window.addEventListener("pointerup", () => { drag = null; board.classList.remove("panning"); });
+  board.addEventListener("click", (e) => { if (dragged) { e.stopPropagation(); dragged = false; } }, true);
+  board.addEventListener("pointermove", (e) => {  // the cell under the mouse, as the hint and the log name it
+    const p = boardPoint(e);
+    $("board-coords").textContent = `(${Math.floor(p.x / S)},${-Math.floor(p.y / S)})`;
+  });
+  board.addEventListener("pointerleave", () => { $("board-coords").textContent = ""; });
+
+  // ------------------------------------------------------------------ the tile to place
   function handSymbol(rotation) { return state.frame.hand.replace(/r0$/, "r" + rotation); }
 
   function drawSpots() {
@@ -46,6 +103,7 @@
         class: "spot" + (isSel ? " selected" : ""), "data-x": x, "data-y": y }, spotsLayer);
       draw.el("title", {}, r).textContent = `(${x},${y}): rotations ${rotations.map((q) => q * 90 + "°").join(", ")}`;
       r.addEventListener("click", () => pick(x, y, rotations));
+      if (!isSel) draw.el("text", { x: x * S + S / 2, y: -y * S + S - 6, class: "spot-label" }, spotsLayer).textContent = `${x},${y}`;
     }
     $("rotate").disabled = !selected || selected.rotations.length < 2;
     $("confirm").disabled = !selected;
@@ -65,15 +123,131 @@
     if (!selected || busy) return;
     update("POST", "/api/act", { action: [0, selected.x, selected.y, selected.rotations[selected.i]] });
   }
+  function act(action) { if (!busy) update("POST", "/api/act", { action }); }
+
+  // ------------------------------------------------------------------ marks on the board
+  // Each seat's last tile, framed in its colour. Tile k (k ≥ 1, the start tile is 0) was placed in
+  // turn k - 1 by seat (k - 1) mod n: every turn places exactly one tile, seat 0 first.
+  function drawLastMoves() {
+    const layer = $("last-moves"), n = data.players.length;
+    layer.replaceChildren();
+    for (let seat = 0; seat < n; seat++) {
+      let k = state.tiles.length - 1;
+      while (k >= 1 && (k - 1) % n !== seat) k--;
+      if (k < 1) continue;
+      const [x, y] = state.tiles[k];
+      const r = draw.el("rect", { x: x * S + 5, y: -y * S + 5, width: S - 10, height: S - 10, class: "last-move",
+        stroke: colour(seat), "data-seat": seat, "data-x": x, "data-y": y }, layer);
+      draw.el("title", {}, r).textContent = `${data.players[seat].name}'s last tile, at (${x},${y})`;
+    }
+  }
+  function sameAction(a, b) { return a.length === b.length && a.every((v, i) => v === b[i]); }
+  // The hint: a PLACE as the tile drawn faintly where and as it would go; another decision as a
+  // ring on its marker and its button lit.
+  function drawHint() {
+    const layer = $("hint-mark");
+    layer.replaceChildren();
+    document.querySelectorAll("#choices .hinted").forEach((b) => b.classList.remove("hinted"));
+    if (!hint || hint.decisions !== state.decisions) return;
+    const [kind, x, y, arg] = hint.action;
+    if (kind === 0 && state.frame.hand) {
+      draw.el("use", { href: "#" + handSymbol(arg), x: x * S, y: -y * S, width: S, height: S, class: "hint-ghost" }, layer);
+      draw.el("rect", { x: x * S + 1, y: -y * S + 1, width: S - 2, height: S - 2, class: "hint-cell",
+        "data-x": x, "data-y": y, "data-rotation": arg }, layer);
+      draw.el("text", { x: x * S + S / 2, y: -y * S - 4, class: "hint-label" }, layer).textContent =
+        `hint: (${x},${y})${arg ? `, ${arg * 90}°` : ""}`;
+      return;
+    }
+    const i = state.options.findIndex((o) => sameAction(o.action, hint.action));
+    if (i < 0) return;
+    document.querySelector(`#choices .choice[data-index="${i}"]`).classList.add("hinted");
+    const point = state.options[i].point;
+    if (point) draw.el("circle", { cx: point[0], cy: point[1], r: 11, class: "hint-ring" }, layer);
+  }
+  function highlightCell(where) {  // a score line's place on the board, or nothing
+    const layer = $("score-where");
+    layer.replaceChildren();
+    if (where) draw.el("rect", { x: where[0] * S, y: -where[1] * S, width: S, height: S, class: "score-cell" }, layer);
+  }
+
+  // ------------------------------------------------------------------ the panels
+  function showMoves() {  // oldest first, each decision numbered in the game; an undo note unnumbered
+    let number = state.decisions - state.log.filter((line) => !line.startsWith(UNDONE)).length;
+    const log = $("log");
+    log.replaceChildren(...state.log.map((line) => {
+      const li = document.createElement("li");
+      const undone = line.startsWith(UNDONE);
+      li.className = undone ? "undone" : "move";
+      li.append(text("span", "n", undone ? "" : `${++number}.`), text("span", "words", line));
+      return li;
+    }));
+    log.scrollTop = log.scrollHeight;
+  }
+  // The score changes (state.scores_explained: the server's score log in words), newest last and
+  // in view; at the end the breakdown of each player's score by category.
+  function showScores(explained) {
+    const log = $("score-log"), breakdown = $("score-breakdown");
+    log.replaceChildren();
+    breakdown.replaceChildren();
+    if (!explained) return;
+    for (const ev of explained.events) {
+      const li = document.createElement("li");
+      li.className = "score-event" + (ev.final ? " final" : "") + (ev.where ? " located" : "");
+      li.dataset.player = String(ev.player);
+      li.style.borderLeftColor = colour(ev.player);
+      li.textContent = ev.text;
+      if (ev.where) {
+        li.addEventListener("mouseenter", () => highlightCell(ev.where));
+        li.addEventListener("mouseleave", () => highlightCell(null));
+      }
+      log.appendChild(li);
+    }
+    if (!explained.events.length) log.appendChild(text("li", "none", "no points scored yet"));
+    log.scrollTop = log.scrollHeight;
+    if (explained.final) breakdown.appendChild(breakdownTable(explained));
+  }
+  // Categories down, players across (the aside is narrow); a cell carries data-player and
+  // data-category, a total data-player.
+  function breakdownTable(explained) {
+    const table = document.createElement("table");
+    table.appendChild(text("caption", "", "final scores by category"));
+    const head = table.createTHead().insertRow();
+    head.appendChild(text("th", "", ""));
+    for (const row of explained.breakdown) {
+      const who = text("th", "who", row.name);
+      who.style.color = colour(row.player);
+      head.appendChild(who);
+    }
+    const body = table.createTBody();
+    const line = (label, cls, cell) => {
+      const tr = body.insertRow();
+      tr.className = cls;
+      tr.appendChild(text("th", "", label));
+      for (const row of explained.breakdown) tr.appendChild(cell(row));
+    };
+    for (const category of explained.categories) line(category, "", (row) => {
+      const td = text("td", "", String(row.by_category[category] || 0));
+      td.dataset.player = String(row.player);
+      td.dataset.category = category;
+      return td;
+    });
+    line("total", "total", (row) => {
+      const td = text("td", "", String(row.total));
+      td.dataset.player = String(row.player);
+      return td;
+    });
+    return table;
+  }
 
   function show(next) {
     state = next;
     selected = null;
     const f = state.frame;
     const human = state.waiting === "human";
-    const spots = state.tiles.concat(state.placements);
-    draw.fit(spots);
+    applyView();
     draw.drawBoard(state.tiles, f, true);
+    drawLastMoves();
+    highlightCell(null);
     const status = $("status");
     status.className = human ? "you" : "";
     const who = data.players[state.current];
@@ -83,23 +257,16 @@
     $("players").replaceChildren(...f.players.map((p, seat) => draw.playerCard(p, seat, state.waiting !== "over" && state.current === seat)));
     $("tiles-left").textContent = `tiles left in the pile: ${state.tiles_left}`;
     const choices = $("choices");
-    choices.replaceChildren();
-    state.options.forEach((o, i) => {
-      const b = document.createElement("button");
-      b.className = "choice";
+    choices.replaceChildren(...state.options.map((o, i) => {
+      const b = text("button", "choice", `${i + 1}. ${o.label}`);
       b.dataset.index = String(i);
-      b.textContent = `${i + 1}. ${o.label}`;
-      b.onclick = () => { if (!busy) update("POST", "/api/act", { action: o.action }); };
-      choices.appendChild(b);
-    });
+      b.onclick = () => act(o.action);
+      return b;
+    }));
     $("undo").disabled = !state.can_undo;
     $("hint").disabled = !human;
-    const log = $("log");
-    log.replaceChildren(...state.log.slice().reverse().map((line) => {
-      const li = document.createElement("li");
-      li.textContent = line;
-      return li;
-    }));
+    showMoves();
+    showScores(state.scores_explained);
     $("message").textContent = !state.saved ? "" : state.waiting === "over"
       ? `game saved to ${state.saved}; replay it with: carcassonne replay ${state.saved} -o game.html`
       : `game saved to ${state.saved}`;
@@ -115,21 +282,45 @@
       draw.el("circle", { cx: px, cy: py, r: 6 }, g);
       draw.el("text", { x: px, y: py + 3, "text-anchor": "middle" }, g).textContent = String(i + 1);
       draw.el("title", {}, g).textContent = o.label;
-      g.addEventListener("click", () => { if (!busy) update("POST", "/api/act", { action: o.action }); });
+      g.addEventListener("click", () => act(o.action));
     });
+    drawHint();
     if (state.waiting === "agent") setTimeout(() => update("POST", "/api/agent"), 250);
   }
 
+  // ------------------------------------------------------------------ buttons and keys
   $("rotate").onclick = rotate;
   $("confirm").onclick = confirm;
   $("undo").onclick = () => update("POST", "/api/undo");
   $("hint").onclick = async () => {
+    const decisions = state.decisions;
     const answer = await call("POST", "/api/hint", { agent: "greedy" });
-    if (answer) $("message").textContent = `hint (${answer.agent}): ${answer.words}`;
+    if (!answer) return;
+    $("message").textContent = `hint (${answer.agent}): ${answer.words}`;
+    hint = { decisions, action: answer.action };
+    drawHint();
   };
+  $("zoom-in").onclick = () => zoomCentre(1 / 1.25);
+  $("zoom-out").onclick = () => zoomCentre(1.25);
+  $("fit-board").onclick = fitView;
+  // A mouse click leaves no button focused: Enter after it places the tile rather than pressing
+  // that button again. A button reached with Tab keeps its focus and answers Enter itself.
+  document.addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
+  const KEYS = {
+    r: rotate, R: rotate, Enter: confirm, f: fitView, F: fitView,
+    "+": () => zoomCentre(1 / 1.25), "=": () => zoomCentre(1 / 1.25), "-": () => zoomCentre(1.25),
+    ArrowLeft: () => pan(-box()[2] / 8, 0), ArrowRight: () => pan(box()[2] / 8, 0),
+    ArrowUp: () => pan(0, -box()[3] / 8), ArrowDown: () => pan(0, box()[3] / 8),
+  };
+  const REPEATS = new Set(["+", "=", "-", "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"]);
+  // One key, one action: Enter or space on a focused button is that button's (its click), never
+  // also the page's; a held key repeats only zooming and panning.
   document.addEventListener("keydown", (e) => {
-    if (e.key === "r" || e.key === "R") rotate();
-    else if (e.key === "Enter") confirm();
+    const action = KEYS[e.key];
+    if (!action || e.ctrlKey || e.metaKey || e.altKey || (e.repeat && !REPEATS.has(e.key))) return;
+    if (e.target.closest("input, select, textarea") || (e.key === "Enter" && e.target.closest("button"))) return;
+    e.preventDefault();
+    action();
   });
   update("GET", "/api/state");
 })();

@@ -1,0 +1,150 @@
+"""The play page's board and keys in headless Chromium (carcassonne_env/viewer/static/play.js).
+
+The wheel zooms the board (its ``viewBox`` changes), an arrow key pans, the fit button restores
+the whole board; the Moves list is oldest first, numbered by decision; one Enter is one action
+(Enter on a focused button is that button's, not also the page's "place"); each seat's last tile
+is marked; the hint is drawn on the board at a legal placement; at the end the breakdown by
+category sums to the scores and hovering a score line marks its place on the board. Skipped
+without Chromium as tests/test_human_web.py is (``CARCASSONNE_REQUIRE_BROWSER=1``: fails instead).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from headless_chromium import chromium
+
+from agents import make_agent
+from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.play import PlaySession
+from carcassonne_env.play.server import PlayServer
+
+TOWER = ("tower", "black_tower", "watchtowers")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    yield from chromium("THE PLAY PAGE'S BOARD AND KEYS", tmp_path_factory.mktemp("chromium-profile"))
+
+
+def _until(check: Callable[[], Any], what: str, seconds: float = 20) -> Any:
+    """``check()``'s first true answer, polled; fails naming ``what`` when it never comes."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        answer = check()
+        if answer:
+            return answer
+        time.sleep(0.05)
+    raise AssertionError(f"the page never showed {what}")
+
+
+def _settled(browser: Any, server: PlayServer) -> bool:
+    """The page shows the server's current position, a human's decision."""
+    waiting, decisions = browser.execute_script(
+        "return [document.body.dataset.waiting, document.body.dataset.decisions];")
+    return bool(waiting == "human" and decisions == str(len(server.session.game.history)))
+
+
+def _play_a_few_turns(session: PlaySession, turns: int) -> None:
+    """The first ``turns`` turns of ``session``'s game, played by a random agent for both seats."""
+    game, agent = session.game, make_agent("random", seed=3)
+    while not game.is_over and game.turn < turns:
+        session.play(list(agent.choose_action(game)))
+
+
+def test_zoom_moves_and_one_action_per_key(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    game = Game(GameConfig(players=2, expansions=TOWER), seed=5)
+    session = PlaySession(game, ("human", "human"), [None, None])
+    _play_a_few_turns(session, 8)  # Moves beyond 10 lines, a last tile for each seat
+    server = PlayServer(session, tmp_path / "ui.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        browser.get(server.url)
+        _until(lambda: _settled(browser, server), "the human's decision")
+        board = browser.find_element(By.ID, "board")
+
+        def box() -> str:
+            return str(board.get_dom_attribute("viewBox"))
+
+        fitted = box()
+        ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(board), 0, -300).perform()
+        zoomed = _until(lambda: box() != fitted and box(), "a zoom")
+        assert float(zoomed.split()[2]) < float(fitted.split()[2])  # the wheel up zoomed in
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        assert float(box().split()[0]) > float(zoomed.split()[0])  # panned east
+        browser.find_element(By.ID, "fit-board").click()
+        assert box() == fitted
+
+        numbers = [int(n.text.rstrip(".")) for n in browser.find_elements(By.CSS_SELECTOR, "#log .move .n")]
+        assert numbers == list(range(len(game.history) - len(numbers) + 1, len(game.history) + 1))
+        assert max(numbers) >= 10
+        words = [w.text for w in browser.find_elements(By.CSS_SELECTOR, "#log .words")]
+        assert words == server.log[-len(words):]  # oldest first
+        marks = browser.find_elements(By.CSS_SELECTOR, "#last-moves .last-move")
+        marked = {int(m.get_dom_attribute("data-seat")) for m in marks}
+        assert marked == {0, 1}
+
+        # Enter on a focused button is that button's only: rotate turns the tile, nothing is placed.
+        before = len(game.history)
+        spot = next(s for s in browser.find_elements(By.CSS_SELECTOR, "#spots .spot")
+                    if len(next(r for x, y, r in server.state()["placements"]
+                                if (x, y) == (int(s.get_attribute("data-x")), int(s.get_attribute("data-y"))))) > 1)
+        spot.click()
+        ghost = browser.find_element(By.CSS_SELECTOR, "#spots .ghost").get_attribute("href")
+        browser.execute_script("document.getElementById('rotate').focus();")
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        assert browser.find_element(By.CSS_SELECTOR, "#spots .ghost").get_attribute("href") != ghost
+        time.sleep(0.3)
+        assert len(game.history) == before
+        # Enter on the focused place button places once: one decision, then the follower's menu.
+        browser.execute_script("document.getElementById('confirm').focus();")
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        _until(lambda: _settled(browser, server) and len(game.history) > before, "the placement")
+        time.sleep(0.3)
+        assert len(game.history) == before + 1 and browser.find_elements(By.CSS_SELECTOR, "#choices .choice")
+        # Enter with no button focused places nothing at a menu (the page's Enter is "place" only).
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)
+        time.sleep(0.3)
+        assert len(game.history) == before + 1
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_the_hint_is_drawn_and_the_final_breakdown_sums_to_the_scores(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    game = Game(GameConfig(players=2, expansions=TOWER), seed=9)
+    session = PlaySession(game, ("human", "human"), [None, None])
+    server = PlayServer(session, tmp_path / "hint.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        browser.get(server.url)
+        _until(lambda: _settled(browser, server), "the human's decision")
+        browser.find_element(By.ID, "hint").click()
+        cell = _until(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-mark .hint-cell"), "the hint")[0]
+        x, y, rotation = (int(cell.get_dom_attribute(a)) for a in ("data-x", "data-y", "data-rotation"))
+        assert (0, x, y, rotation) in [tuple(a) for a in server.session.game.legal_actions()]  # a PLACE, legal
+        _play_a_few_turns(session, 10_000)  # to the end
+        browser.refresh()
+        _until(lambda: browser.execute_script("return document.body.dataset.waiting") == "over", "the end")
+        cells = browser.find_elements(By.CSS_SELECTOR, "#score-breakdown td[data-category]")
+        sums = [sum(int(c.text) for c in cells if c.get_dom_attribute("data-player") == str(p)) for p in range(2)]
+        shown = [int(s.text) for s in browser.find_elements(By.CSS_SELECTOR, "#players .score")]
+        assert sums == list(game.scores) == shown
+        located = browser.find_elements(By.CSS_SELECTOR, "#score-log li.located")[0]
+        ActionChains(browser).move_to_element(located).perform()
+        assert browser.find_elements(By.CSS_SELECTOR, "#score-where .score-cell")
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+    finally:
+        server.stop()
