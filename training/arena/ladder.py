@@ -61,6 +61,8 @@ _FORMAT = "carcassonne ladder games 1"
 _ROOT = Path(__file__).resolve().parents[2]
 #: The code a game depends on: the engine, the agents and the match runner (paths from the project root).
 _CODE = ("carcassonne_env", "agents", "training/arena/match.py")
+#: Code under :data:`_CODE` that no ladder game runs (the human table), left out of the fingerprint.
+_NOT_PLAYED = ("carcassonne_env/play",)
 
 
 def ladder_config() -> GameConfig:
@@ -98,7 +100,8 @@ def fingerprint() -> Fingerprint:
     for top in _CODE:
         path = _ROOT / top
         files = [path] if path.is_file() else sorted(
-            p for p in path.rglob("*") if p.suffix in (".py", ".json") and "pretrained" not in p.parts)
+            p for p in path.rglob("*") if p.suffix in (".py", ".json") and "pretrained" not in p.parts
+            and not p.relative_to(_ROOT).as_posix().startswith(_NOT_PLAYED))
         for file in files:
             digest.update(file.relative_to(_ROOT).as_posix().encode() + b"\0")
             digest.update(file.read_bytes().replace(b"\r\n", b"\n") + b"\0")
