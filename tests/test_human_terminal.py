@@ -40,8 +40,11 @@ def _script() -> tuple[list[str], tuple[int, ...], int]:
         twin.run_agents()
         if twin.game.is_over:
             break
-        action = twin.game.legal_actions()[0]
-        if twin.game.phase is Phase.PLACE:
+        legal = twin.game.legal_actions()
+        action = legal[0]
+        if len(legal) == 1:  # a single choice: the table plays it itself (auto_single), unasked
+            pass
+        elif twin.game.phase is Phase.PLACE:
             code = placement_code(action)
             lines.append(code)
         else:

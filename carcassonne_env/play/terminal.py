@@ -1,9 +1,14 @@
 """Play at the terminal: the text board, the tile to place, the legal choices, typed answers.
 
-On a human's PLACE decision the legal placements are listed by spot, each with the rotations the
-tile fits in, and chosen by a code ``x,y rR`` (:func:`~.session.parse_placement`); every later
-decision (follower, floor, tower top, capture, ransom, pass) is a numbered menu of the engine's
-legal actions. At any prompt:
+On a human's PLACE decision the board is shown framed with its coordinates, the spots where the tile
+fits marked (:mod:`.text_table`), and the legal placements are listed by spot, each with the
+rotations the tile fits in; rotations that make the same placement (a symmetric tile) are joined
+(``r0=r2``). A placement is chosen by a code ``x,y rR`` (:func:`~.session.parse_placement`), or
+``x,y`` alone when every rotation that fits there makes the same placement. Every later decision
+(follower, floor, tower top, capture, ransom, pass) is a numbered menu of the engine's legal
+actions; with ``auto_single`` (the default) a decision with one legal action only (a forced pass)
+is played for the human and said in one line. The seats are named by colour and who sits there
+(``Red (you)``, ``Blue (greedy)``). At any prompt:
 
 =================  ==========================================================================
 ``undo``           take back your last decision of this turn (not once the turn has passed on)
@@ -35,11 +40,12 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ..engine import Action, ActionKind, Phase
+from ..engine import Action, ActionKind, Phase, TileType
 from ..viewer.palette import SEAT_NAMES
 from .score_story import event_line
 from .session import (
     HINT_AGENTS,
+    HUMAN,
     Chooser,
     PlayError,
     PlaySession,
@@ -50,8 +56,9 @@ from .session import (
     parse_placement,
     placement_code,
 )
+from .text_table import board_lines
 
-__all__ = ["HELP", "TableInterrupted", "TerminalPlay"]
+__all__ = ["HELP", "TableInterrupted", "TerminalPlay", "rotation_groups"]
 
 HELP = ("commands: undo (take back your last decision this turn), hint [SPEC] (what a built-in agent, default greedy, "
         "would play), board (show the board), save [FILE], quit (save and stop), help")
@@ -67,6 +74,54 @@ def _question(legal: Sequence[Action]) -> str:
     return (", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)) + "?"
 
 
+def _shape(tile: TileType, rotation: int) -> tuple[object, ...]:
+    """What placing ``tile`` in ``rotation`` puts on the board, whatever the rotation's number: the
+    turned edge terrains and each segment's kind, pennants, turned edges and half-edges and (a field)
+    the cities it borders, by their edges. Its monastery, tower foundation and watchtower do not turn,
+    so two rotations of equal shape at one spot make the same position."""
+    edges, halves = tile.segment_edges[rotation], tile.segment_half_edges[rotation]
+    segments = range(tile.segment_count)
+
+    def cities(s: int) -> tuple[tuple[int, ...], ...]:
+        return tuple(sorted(tuple(sorted(edges[c])) for c in segments if tile.field_city_bits[s] >> c & 1))
+
+    return (tile.edge_code[rotation], tuple(sorted(
+        (int(tile.segment_kinds[s]), tile.segment_pennants[s], tuple(sorted(edges[s])), tuple(sorted(halves[s])),
+         cities(s)) for s in segments)))
+
+
+def rotation_groups(tile: TileType, rotations: Collection[int]) -> list[tuple[int, ...]]:
+    """``rotations`` of ``tile`` grouped by the placement they make (:func:`_shape`): each group
+    ascending, the groups by their first rotation."""
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for r in sorted(rotations):
+        groups.setdefault(_shape(tile, r), []).append(r)
+    return [tuple(g) for g in groups.values()]
+
+
+def _spots(tile: TileType, legal: Sequence[Action]) -> dict[tuple[int, int], list[tuple[int, ...]]]:
+    """The legal placements of ``tile`` by spot, each spot's rotations grouped (:func:`rotation_groups`)."""
+    rotations: dict[tuple[int, int], list[int]] = {}
+    for a in legal:
+        rotations.setdefault((a.x, a.y), []).append(a.arg)
+    return {spot: rotation_groups(tile, rs) for spot, rs in sorted(rotations.items())}
+
+
+def _parse(answer: str, tile: TileType, legal: Sequence[Action]) -> Action:
+    """The placement ``answer`` names (:func:`~.session.parse_placement`), also ``x,y`` alone where
+    every rotation that fits makes the same placement (the lowest is played). Raises
+    :class:`PlayError` with ``parse_placement``'s message otherwise."""
+    try:
+        return parse_placement(answer, legal)
+    except PlayError as refused:
+        spots = _spots(tile, legal)
+        distinct = [a for a in legal if any(a.arg == group[0] for group in spots[(a.x, a.y)])]
+        try:  # one action a spot and group: ``x,y`` alone names a spot whose rotations are all alike
+            return parse_placement(answer, distinct)
+        except PlayError:
+            raise refused from None
+
+
 class _Stop(Exception):
     """The human asked to stop (quit, end of input)."""
 
@@ -80,11 +135,12 @@ class TerminalPlay:
 
     ``make_hint(spec)`` builds the agent of ``hint SPEC`` once :func:`~.session.check_hint_spec`
     finds its head in ``hint_agents`` (a refused spec or an agent spec error is shown, not raised).
+    ``auto_single`` plays a human's decision that has one legal action only, saying so in one line.
     """
 
     def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
                  stdin: TextIO | None = None, stdout: TextIO | None = None, quiet: bool = False,
-                 hint_agents: Collection[str] = HINT_AGENTS) -> None:
+                 hint_agents: Collection[str] = HINT_AGENTS, auto_single: bool = True) -> None:
         self.session = session
         self.save_path = save_path
         self.make_hint = make_hint
@@ -92,6 +148,7 @@ class TerminalPlay:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.quiet = quiet
+        self.auto_single = auto_single
         self._shown: tuple[int, int] | None = None  # the decision whose board is on screen
         self._told = len(session.score_story().events)  # score events already said (a resumed game's are not)
 
@@ -103,7 +160,7 @@ class TerminalPlay:
         saves the game, says how to resume in one line and raises :class:`TableInterrupted`."""
         session = self.session
         try:
-            self.say(f"seats: {', '.join(session.seat_name(s) for s in range(session.game.num_players))}; "
+            self.say(f"seats: {', '.join(self._names())}; "
                      "type 'help' for the commands")
             while not session.game.is_over:
                 if session.waiting_for_human:
@@ -128,20 +185,34 @@ class TerminalPlay:
         game = session.game
         self.say(self._board())
         scores = ", ".join(f"{SEAT_NAMES[p]} {game.scores[p]}" for p in range(game.num_players))
-        winners = ", ".join(session.seat_name(w) for w in game.winners())
+        winners = ", ".join(self._names()[w] for w in game.winners())
         self.say(f"game over: final scores {scores}; winner {winners}")
         self.say("the scores by category:")
-        names = [session.seat_name(p) for p in range(game.num_players)]
-        self.say(session.score_story().table(names))
+        self.say(session.score_story().table(self._names()))
         written = self._last_save()
         self.say(f"replay it with: carcassonne replay {written} -o game.html")
         return True
 
+    def _names(self) -> list[str]:
+        """Each seat's colour and who sits there: ``Red (you)`` for the only human seat, else the
+        seat's spec (``Blue (greedy)``, ``Red (human)`` at a table of several humans)."""
+        seats = self.session.seats
+        alone = seats.count(HUMAN) == 1
+        return [f"{SEAT_NAMES[p]} ({'you' if alone and spec == HUMAN else spec})" for p, spec in enumerate(seats)]
+
+    def _status(self) -> str:
+        """Each seat's score and followers in supply, named (:meth:`_names`), and the tiles left."""
+        game = self.session.game
+        parts = [f"{name} {game.scores[p]} pts, {game.supply[p]} followers" for p, name in enumerate(self._names())]
+        return "; ".join(parts) + f"; {game.tiles_left} tiles left"
+
     def _board(self) -> str:
-        """The text board without its own score and supply lines: :meth:`PlaySession.status_line`
-        says those once, with the seats' names."""
-        lines = self.session.game.render_text().splitlines()
-        return "\n".join(line for line in lines if not line.startswith(("scores ", "supply ")))
+        """The board framed with coordinates (:func:`~.text_table.board_lines`) and the status line;
+        during a human's PLACE decision, the spots where the tile fits are marked."""
+        game = self.session.game
+        placing = game.phase is Phase.PLACE and self.session.waiting_for_human
+        spots = {(a.x, a.y) for a in game.legal_actions()} if placing else set()
+        return "\n".join([*board_lines(game, self._names(), spots), self._status()])
 
     def _save(self, path: Path | None = None) -> None:
         """The ``save [FILE]`` command: a refusal or failure is said, and the game goes on."""
@@ -190,32 +261,47 @@ class TerminalPlay:
         session = self.session
         game = session.game
         legal = game.legal_actions()
-        who = session.seat_name(game.current_player)
-        if game.phase is Phase.PLACE:
-            tile = game.current_tile
-            assert tile is not None
-            if self._shown != (id(game), len(game.history)):
-                self._shown = (id(game), len(game.history))
-                self.say()
-                self.say(self._board())
-                self.say(session.status_line())
-            self.say(f"{who}, turn {game.turn + 1}: place “{tile.name}” ({tile.id}); "
-                     f"{game.tiles_left} more in the pile")
-            spots: dict[tuple[int, int], list[int]] = {}
-            for a in legal:
-                spots.setdefault((a.x, a.y), []).append(a.arg)
-            self.say("legal placements (x,y: rotations, quarter turns clockwise): " + "; ".join(
-                f"{x},{y}: {' '.join(f'r{r}' for r in sorted(rs))}" for (x, y), rs in sorted(spots.items())))
-            answer = self._ask(f"placement (e.g. {placement_code(legal[0])}) or command> ")
-            if self._command(answer):
-                return
-            try:
-                session.play(parse_placement(answer, legal))
-            except PlayError as e:
-                self.say(f"not accepted: {e}")
+        who = f"{self._names()[game.current_player]}, turn {game.turn + 1}"
+        if self.auto_single and len(legal) == 1:
+            self.say(f"{who}: {option_label(game, legal[0])} — the only choice, played for you")
+            session.play(legal[0])
+        elif game.phase is Phase.PLACE:
+            self._place(who, legal)
+        else:
+            self._menu(who, legal)
+
+    def _place(self, who: str, legal: Sequence[Action]) -> None:
+        """A PLACE decision: the board (once a decision), the tile, the legal spots and their rotations
+        (alike ones joined, :func:`rotation_groups`), then one answer: a placement or a command."""
+        session = self.session
+        game = session.game
+        tile = game.current_tile
+        assert tile is not None
+        if self._shown != (id(game), len(game.history)):
+            self._shown = (id(game), len(game.history))
+            self.say()
+            self.say(self._board())
+        self.say(f"{who}: place “{tile.name}” ({tile.id}); {game.tiles_left} more in the pile")
+        spots = _spots(tile, legal)
+        alike = "; r0=r2: the same placement, and a spot with one choice needs no rotation" if any(
+            len(group) > 1 for groups in spots.values() for group in groups) else ""
+        self.say(f"legal placements (x,y: rotations, quarter turns clockwise{alike}): " + "; ".join(
+            f"{x},{y}: {' '.join('='.join(f'r{r}' for r in group) for group in groups)}"
+            for (x, y), groups in spots.items()))
+        answer = self._ask(f"placement (e.g. {placement_code(legal[0])}) or command> ")
+        if self._command(answer):
             return
+        try:
+            session.play(_parse(answer, tile, legal))
+        except PlayError as e:
+            self.say(f"not accepted: {e}")
+
+    def _menu(self, who: str, legal: Sequence[Action]) -> None:
+        """A later decision of the turn: a numbered menu of the legal actions, one answer."""
+        session = self.session
+        game = session.game
         question = "capture a follower?" if game.phase is Phase.CAPTURE else _question(legal)
-        self.say(f"{who}, turn {game.turn + 1}: {question}")
+        self.say(f"{who}: {question}")
         for i, a in enumerate(legal, 1):
             self.say(f"  {i}. {option_label(game, a)}")
         answer = self._ask(f"choice 1-{len(legal)} or command> ")
@@ -240,7 +326,6 @@ class TerminalPlay:
             self.say(HELP)
         elif word == "board":
             self.say(self._board())
-            self.say(session.status_line())
         elif word == "undo":
             try:
                 undone = session.undo()

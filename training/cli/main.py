@@ -230,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "an existing file is replaced only when it is this game's save (docs/play.md)")
     _flag(play, "--force", "with a human seat: let the save replace another game's save (a file that is not a "
           "saved game is never replaced)")
+    _flag(play, "--auto-single", "at the terminal table: a decision of yours with one legal action (a forced pass) "
+          "is played for you, with one line saying so; off: it is asked, and undo can still take back the "
+          "placement before it", default=True)
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE, with its seats "
                       "unless SPECs are given")
 

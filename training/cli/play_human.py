@@ -112,7 +112,7 @@ def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
         else:
             from carcassonne_env.play.terminal import TerminalPlay
 
-            TerminalPlay(session, save, _hint, quiet=args.quiet).run()
+            TerminalPlay(session, save, _hint, quiet=args.quiet, auto_single=args.auto_single).run()
     finally:
         for agent in session.agents:
             close_agent(agent)
