@@ -36,9 +36,14 @@ The state is ``{"frame", "tiles", "waiting", "placements", "options", "can_undo"
 ``[x, y, symbol, id]`` in placement order, ``decisions`` the length of the game's history,
 ``waiting`` one of ``human`` / ``agent`` / ``over``, and on a human's decision
 the engine's legal actions: ``placements`` ``[x, y, [rotations]]`` at a PLACE decision, else
-``options`` ``{"action", "label", "point"}`` (``point``: where its numbered marker goes on the
-board, in board SVG units, or null). ``scores_explained`` is every score change so far and each
-player's points by category, summing to the scores (:meth:`.ScoreStory.to_json`).
+``options`` ``{"action", "label", "point", "marker", "feature"}``: ``label`` names the part of
+the tile and, for a capture, whose follower (no two labels of a decision alike); ``point`` is what
+its numbered marker points at on the board, in board SVG units, or null; ``marker`` says what is
+there (:func:`_marker`: ``spot``, ``follower``, ``tower`` or null; the page lays the markers out
+beside followers and towers, never over them); ``feature`` is what the choice joins or takes,
+``[x, y, [flat sub-cells]]`` per tile (:func:`_feature`), highlighted while the choice is hovered.
+``scores_explained`` is every score change so far and each player's points by category, summing
+to the scores (:meth:`.ScoreStory.to_json`).
 
 Invariant: the server applies only actions that ``game.legal_actions()`` lists, on a human's turn;
 anything else (malformed JSON, a missing or mistyped field, an illegal action, the wrong turn, an
@@ -71,6 +76,7 @@ from ..viewer.page import fill_page, static_text, tile_symbols
 from ..viewer.palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from ..viewer.snapshots import frame
 from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
+from .choices import FeatureCells, feature_cells
 from .session import (
     HINT_AGENTS,
     AgentError,
@@ -133,6 +139,28 @@ def _point(game: Game, action: Action) -> list[int] | None:
         if placed is not None:
             px, py = follower_point(placed.tile, placed.rotation, arg)
             return [x * SIZE + px, -y * SIZE + py]
+    return None
+
+
+def _marker(action: Action) -> str | None:
+    """What a choice's marker points at: ``"spot"`` (a free spot a follower goes on),
+    ``"follower"`` (the follower a capture takes, on a segment or on top of a tower), ``"tower"``
+    (a tower to build on or close), or None (no marker)."""
+    kind = action.kind
+    if kind is ActionKind.CAPTURE:
+        return "follower"
+    return {ActionKind.DEPLOY: "spot", ActionKind.FLOOR: "tower", ActionKind.TOWER_TOP: "tower"}.get(kind)
+
+
+def _feature(game: Game, action: Action) -> FeatureCells | None:
+    """What a choice joins or takes, drawn when it is hovered: the whole feature of a DEPLOY's or
+    a capture's segment (:func:`~.choices.feature_cells`), the tower's tile for a tower's choice
+    (its nine sub-cells), else None."""
+    kind, x, y, arg = action
+    if kind in (ActionKind.FLOOR, ActionKind.TOWER_TOP) or (kind is ActionKind.CAPTURE and arg == TOWER_TOP_SLOT):
+        return [(x, y, list(range(9)))]
+    if kind in (ActionKind.DEPLOY, ActionKind.CAPTURE):
+        return feature_cells(game, x, y, arg)
     return None
 
 
@@ -217,7 +245,8 @@ class PlayServer:
                 data["placements"] = [[x, y, sorted(r)] for (x, y), r in spots.items()]
             else:
                 data["options"] = [{"action": [int(v) for v in a], "label": option_label(game, a),
-                                    "point": _point(game, a)} for a in legal]
+                                    "point": _point(game, a), "marker": _marker(a),
+                                    "feature": _feature(game, a)} for a in legal]
         return data
 
     def _line(self, note: TurnNote) -> str:

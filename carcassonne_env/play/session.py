@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from .. import jsonio
 from ..engine import (
+    TOWER_TOP_SLOT,
     Action,
     ActionKind,
     ConfigError,
@@ -47,6 +48,7 @@ from ..engine import (
 )
 from ..viewer.palette import SEAT_NAMES
 from ..viewer.snapshots import describe_action
+from .choices import ROLES, segment_words
 from .score_story import ScoreStory
 
 __all__ = ["HINT_AGENTS", "HUMAN", "SAVE_FORMAT", "AgentError", "Chooser", "PlayError", "PlaySession", "SaveFailed",
@@ -207,6 +209,8 @@ def placement_code(action: Action) -> str:
 #: describe_action's verbs (past tense, the replay's) as a choice's (present tense).
 _PRESENT = (("built ", "build "), ("passed ", "pass "), ("captured ", "capture "), ("took back ", "take back "),
             ("paid ", "pay "), ("placed ", "place "))
+#: describe_action's past-tense endings, likewise.
+_PRESENT_ENDINGS = ((" and capped it for good", " and cap it for good"),)
 _CODE = re.compile(r"^\s*\(?\s*(-?\d+)\s*[, ]\s*(-?\d+)\s*\)?\s*(?:r?\s*(\d+))?\s*$", re.IGNORECASE)
 
 
@@ -236,11 +240,35 @@ def parse_placement(text: str, legal: Sequence[Action]) -> Action:
                     + ", ".join(f"r{r}" for r in rotations))
 
 
+def _segment_choice(game: Game, action: Action) -> str | None:
+    """A DEPLOY or a CAPTURE of a follower on a segment in words naming the part of the tile
+    (:func:`.choices.segment_words`) and, for a capture, whose follower it is; None for the rest."""
+    kind, x, y, slot = action
+    placed = game.tile_at(x, y)
+    if kind not in (ActionKind.DEPLOY, ActionKind.CAPTURE) or slot == TOWER_TOP_SLOT or placed is None:
+        return None
+    where = f"{segment_words(placed.tile, placed.rotation, slot)} at ({x},{y})"
+    role = ROLES[placed.tile.segment_kinds[slot]]
+    if kind is ActionKind.DEPLOY:
+        return f"put a {role} on {where}"
+    owner = next(f.owner for f in game.followers() if (f.x, f.y, f.slot) == (x, y, slot))
+    if owner == game.current_player:
+        return f"take back your own {role} on {where}"
+    return f"capture {SEAT_NAMES[owner]}'s {role} on {where}"
+
+
 def option_label(game: Game, action: Action) -> str:
-    """``action`` of the current player in words, without the seat's name (a menu line)."""
+    """``action`` of the current player in words, without the seat's name (a menu line). A follower
+    put or captured names the part of the tile (:func:`_segment_choice`): no two choices of one
+    decision read alike."""
+    label = _segment_choice(game, action)
+    if label is not None:
+        return label
     words = describe_action(game, action)
     who = SEAT_NAMES[game.current_player] + " "
     words = words[len(who):] if words.startswith(who) else words
+    for past, present in _PRESENT_ENDINGS:
+        words = words[:-len(past)] + present if words.endswith(past) else words
     for past, present in _PRESENT:
         if words.startswith(past):
             return present + words[len(past):]
@@ -454,9 +482,3 @@ class PlaySession:
         session = cls(game, chosen, [make(game, s, spec) for s, spec in enumerate(chosen)])
         session.saves.own(path)
         return session
-
-    def status_line(self) -> str:
-        """Scores, followers in supply and tiles left, in one line."""
-        g = self.game
-        parts = [f"{SEAT_NAMES[p]} {g.scores[p]} pts, {g.supply[p]} followers" for p in range(g.num_players)]
-        return "; ".join(parts) + f"; {g.tiles_left} tiles left"

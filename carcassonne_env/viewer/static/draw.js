@@ -5,6 +5,7 @@
 function carcassonneDrawer(data) {
   const NS = "http://www.w3.org/2000/svg";
   const S = data.size, FLOORS = data.floor_colours, FLOOR_NAMES = ["normal", "black", "white"];
+  const MEEPLE = 20, TOP_MEEPLE = 17;  // a follower's size on a segment, on top of a tower
   const $ = (id) => document.getElementById(id);
   const layers = { tiles: $("tiles"), marks: $("marks"), towers: $("towers"), followers: $("followers") };
 
@@ -32,19 +33,25 @@ function carcassonneDrawer(data) {
   }
   function fit(spots) { $("board").setAttribute("viewBox", fitBox(spots).join(" ")); }
 
+  // Where the tower at tile (x, y) with `height` floors is drawn (board SVG units): its centre line
+  // cx, its base, its roof, the floors' height fh, the box [x0, y0, x1, y1] the drawing covers
+  // (battlements and height label included) and the point its top follower stands on.
+  function towerShape(x, y, height) {
+    const cx = x * S + S / 2, base = -y * S + S / 2 + 12;
+    const fh = Math.min(8, 28 / height), roof = base - height * fh;
+    return { cx, base, roof, fh, box: [cx - 10, roof - 3, cx + 19.5, base], topAt: [cx, roof - 10] };
+  }
   function drawTower(x, y, floors, top) {
     const g = el("g", { class: "tower", "data-height": floors.length }, layers.towers);
-    const cx = x * S + S / 2, base = -y * S + S / 2 + 12;
-    const fh = Math.min(8, 28 / floors.length);
+    const { cx, base, roof, fh, topAt } = towerShape(x, y, floors.length);
     floors.forEach((c, i) => el("rect", { x: cx - 10, y: base - (i + 1) * fh, width: 20, height: fh, fill: FLOORS[c],
       stroke: "#222", "stroke-width": 0.8 }, g));
-    const roof = base - floors.length * fh;
     const colour = FLOORS[floors[floors.length - 1]];  // battlements in the top floor's colour: white caps it
     for (const dx of [-10, -2.5, 5]) el("rect", { x: cx + dx, y: roof - 3, width: 5, height: 3, fill: colour, stroke: "#222", "stroke-width": 0.6 }, g);
     el("circle", { cx: cx + 13, cy: base - 4, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1 }, g);
     el("text", { x: cx + 13, y: base - 1, "text-anchor": "middle", class: "tower-label", fill: "#111" }, g).textContent = floors.length;
     el("title", {}, g).textContent = `tower at (${x},${y}), height ${floors.length}: ` + floors.map((c) => FLOOR_NAMES[c]).join(", ");
-    if (top >= 0) meeple(cx, roof - 10, top, 17, layers.followers, false).classList.add("tower-top");
+    if (top >= 0) meeple(topAt[0], topAt[1], top, TOP_MEEPLE, layers.followers, false).classList.add("tower-top");
   }
 
   function playerCard(p, seat, active) {
@@ -88,7 +95,7 @@ function carcassonneDrawer(data) {
       el("rect", { x: x * S + 1.5, y: -y * S + 1.5, width: S - 3, height: S - 3, class: "tile-mark" }, layers.marks);
     }
     for (const [x, y, floors, top] of f.towers) if (floors.length) drawTower(x, y, floors, top);
-    for (const [x, y, seat, kind] of f.followers) meeple(x, y, seat, 20, layers.followers, kind === "field");
+    for (const [x, y, seat, kind] of f.followers) meeple(x, y, seat, MEEPLE, layers.followers, kind === "field");
   }
 
   function drawHand(svg, symbol) {  // the tile in hand (a symbol id) in its own small svg, or nothing
@@ -97,5 +104,6 @@ function carcassonneDrawer(data) {
     if (symbol) el("use", { href: "#" + symbol, width: S, height: S }, svg);
   }
 
-  return { S, $, el, layers, meeple, fitBox, fit, drawTower, playerCard, drawBoard, drawHand };
+  return { S, MEEPLE, TOP_MEEPLE, $, el, layers, meeple, fitBox, fit, towerShape, drawTower, playerCard, drawBoard,
+    drawHand };
 }

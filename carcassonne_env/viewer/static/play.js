@@ -7,6 +7,12 @@
   const draw = carcassonneDrawer(data);
   const $ = draw.$, S = draw.S;
   const board = $("board"), spotsLayer = $("spots");
+  // Above the tiles and spots, under towers and followers: the feature a hovered choice joins.
+  const featureLayer = draw.el("g", { id: "choice-feature" });
+  board.insertBefore(featureLayer, $("towers"));
+  // Above everything on the board but the hint: the choices' numbered markers.
+  const marksLayer = draw.el("g", { id: "option-marks" });
+  board.insertBefore(marksLayer, $("overlay"));
   const UNDONE = "undone: ";  // the server's prefix of a log line that notes an undo (not a decision)
   let state = null, selected = null, busy = false;
   let hint = null;  // the last hint {decisions, action}: drawn until the game moves on
@@ -161,8 +167,85 @@
     const i = state.options.findIndex((o) => sameAction(o.action, hint.action));
     if (i < 0) return;
     document.querySelector(`#choices .choice[data-index="${i}"]`).classList.add("hinted");
-    const point = state.options[i].point;
-    if (point) draw.el("circle", { cx: point[0], cy: point[1], r: 11, class: "hint-ring" }, layer);
+    const mark = marksLayer.querySelector(`.option-mark[data-index="${i}"]`);  // drawn beside its target
+    if (mark) draw.el("circle", { cx: mark.dataset.x, cy: mark.dataset.y, r: MARK_R + 4, class: "hint-ring" }, layer);
+  }
+  // ------------------------------------------------------------------ the choices' markers
+  const MARK_R = 6;  // a marker's radius
+  // What a marker must not cover: each follower (a disc) and each tower (its box), board SVG units.
+  function obstacles(f) {
+    const discs = f.followers.map(([x, y]) => [x, y, draw.MEEPLE / 2]), boxes = [];
+    for (const [x, y, floors, top] of f.towers) {
+      if (!floors.length) continue;
+      const t = draw.towerShape(x, y, floors.length);
+      boxes.push(t.box);
+      if (top >= 0) discs.push([t.topAt[0], t.topAt[1], draw.TOP_MEEPLE / 2]);
+    }
+    return { discs, boxes };
+  }
+  // The follower a capture marker points at: the one standing on `point`, else (none there) the
+  // one on top of the tower whose tile `point` is the centre of.
+  function captured(point, f) {
+    if (f.followers.some(([x, y]) => x === point[0] && y === point[1])) return point;
+    const tower = f.towers.find(([x, y, floors]) => floors.length && x * S + S / 2 === point[0] && -y * S + S / 2 === point[1]);
+    return tower ? draw.towerShape(tower[0], tower[1], tower[2].length).topAt : point;
+  }
+  // A spot for a marker aimed at `target`: the target itself for a free spot, else the nearest of
+  // rings of candidates around it that covers no follower, no tower and no marker placed so far.
+  function markerSpot(target, onTarget, blocked, placed) {
+    const free = ([cx, cy]) => blocked.discs.every(([x, y, r]) => Math.hypot(cx - x, cy - y) >= r + MARK_R + 1)
+      && blocked.boxes.every(([x0, y0, x1, y1]) => Math.hypot(cx - Math.min(Math.max(cx, x0), x1),
+        cy - Math.min(Math.max(cy, y0), y1)) >= MARK_R + 1)
+      && placed.every(([x, y]) => Math.hypot(cx - x, cy - y) >= 2 * MARK_R + 1);
+    const candidates = onTarget ? [target] : [];
+    for (const d of [17, 24, 31, 38]) {
+      for (let k = 0; k < 12; k++) {
+        const a = -Math.PI / 4 - (k * Math.PI) / 6;  // from up-right, anticlockwise on screen
+        candidates.push([target[0] + d * Math.cos(a), target[1] + d * Math.sin(a)]);
+      }
+    }
+    return candidates.find(free) || candidates[candidates.length - 1];
+  }
+  // Numbered markers on the board, clickable like the buttons: a spot's on it; a capture's beside
+  // the follower it takes, with a line and a ring to it; a tower's beside the tower, with a line.
+  function drawMarkers() {
+    marksLayer.replaceChildren();
+    const blocked = obstacles(state.frame), placed = [];
+    state.options.forEach((o, i) => {
+      if (!o.point) return;
+      const target = o.marker === "follower" ? captured(o.point, state.frame) : o.point;
+      const spot = markerSpot(target, o.marker === "spot", blocked, placed);
+      placed.push(spot);
+      const tower = o.marker === "tower" && blocked.boxes.find(([x0, y0, x1, y1]) =>
+        x0 <= target[0] && target[0] <= x1 && y0 <= target[1] && target[1] <= y1);
+      const end = tower ? [Math.min(Math.max(spot[0], tower[0]), tower[2]), Math.min(Math.max(spot[1], tower[1]), tower[3])]
+        : target;  // a tower's line stops at its drawing, never across it
+      const g = draw.el("g", { class: `option-mark mark-${o.marker}`, "data-index": i, "data-x": spot[0].toFixed(2),
+        "data-y": spot[1].toFixed(2), "data-target-x": target[0], "data-target-y": target[1] }, marksLayer);
+      if (spot !== target) draw.el("line", { x1: end[0], y1: end[1], x2: spot[0], y2: spot[1], class: "mark-line" }, g);
+      if (o.marker === "follower") draw.el("circle", { cx: target[0], cy: target[1], r: draw.MEEPLE / 2 + 2, class: "mark-ring" }, g);
+      draw.el("circle", { cx: spot[0], cy: spot[1], r: MARK_R, class: "mark-dot" }, g);
+      draw.el("text", { x: spot[0], y: spot[1] + 3, "text-anchor": "middle" }, g).textContent = String(i + 1);
+      draw.el("title", {}, g).textContent = o.label;
+      g.addEventListener("click", () => act(o.action));
+      g.addEventListener("mouseenter", () => highlightChoice(i));
+      g.addEventListener("mouseleave", () => highlightChoice(null));
+    });
+  }
+  // While choice i is hovered (its button or its marker): the whole feature it joins or takes,
+  // sub-cell by sub-cell with each of its tiles outlined, and its button and marker lit.
+  function highlightChoice(i) {
+    featureLayer.replaceChildren();
+    document.querySelectorAll(".lit").forEach((e) => e.classList.remove("lit"));
+    const o = i === null ? null : state.options[i];
+    if (!o) return;
+    document.querySelectorAll(`[data-index="${i}"]`).forEach((e) => e.classList.add("lit"));
+    const C = S / 3;
+    for (const [x, y, cells] of o.feature || []) {
+      for (const c of cells) draw.el("rect", { x: x * S + (c % 3) * C, y: -y * S + Math.floor(c / 3) * C, width: C, height: C,
+        class: "feature-cell" }, featureLayer);
+      draw.el("rect", { x: x * S + 1, y: -y * S + 1, width: S - 2, height: S - 2, class: "feature-tile" }, featureLayer);
+    }
   }
   function highlightCell(where) {  // a score line's place on the board, or nothing
     const layer = $("score-where");
@@ -261,6 +344,8 @@
       const b = text("button", "choice", `${i + 1}. ${o.label}`);
       b.dataset.index = String(i);
       b.onclick = () => act(o.action);
+      b.onmouseenter = b.onfocus = () => highlightChoice(i);
+      b.onmouseleave = b.onblur = () => highlightChoice(null);
       return b;
     }));
     $("undo").disabled = !state.can_undo;
@@ -273,17 +358,8 @@
     document.body.dataset.waiting = state.waiting;
     document.body.dataset.decisions = String(state.decisions);
     drawSpots();
-    const seen = {};
-    state.options.forEach((o, i) => {  // numbered markers on the board, clickable like the buttons
-      if (!o.point) return;
-      const key = o.point.join(","), k = (seen[key] = (seen[key] || 0) + 1) - 1;
-      const [px, py] = [o.point[0] + 11 * k, o.point[1]];
-      const g = draw.el("g", { class: "option-mark", "data-index": i }, spotsLayer);
-      draw.el("circle", { cx: px, cy: py, r: 6 }, g);
-      draw.el("text", { x: px, y: py + 3, "text-anchor": "middle" }, g).textContent = String(i + 1);
-      draw.el("title", {}, g).textContent = o.label;
-      g.addEventListener("click", () => act(o.action));
-    });
+    highlightChoice(null);
+    drawMarkers();
     drawHint();
     if (state.waiting === "agent") setTimeout(() => update("POST", "/api/agent"), 250);
   }
