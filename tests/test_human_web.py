@@ -228,6 +228,10 @@ def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path:
         scores = server.session.game.scores
         shown_scores = [int(s.text) for s in browser.find_elements(By.CSS_SELECTOR, "#players .score")]
         assert shown_scores == list(scores)
+        cells = browser.find_elements(By.CSS_SELECTOR, "#score-breakdown td[data-category]")
+        by_category = [sum(int(c.text) for c in cells if c.get_dom_attribute("data-player") == str(p))
+                       for p in range(2)]
+        assert by_category == list(scores)  # the final breakdown the player reads sums to the scores
         assert "game over" in browser.find_element(By.ID, "status").text
         assert "saved to" in browser.find_element(By.ID, "message").text
         assert len(browser.find_elements(By.CSS_SELECTOR, "#tiles .tile")) == len(server.session.game.tiles())
