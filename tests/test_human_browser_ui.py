@@ -148,3 +148,25 @@ def test_the_hint_is_drawn_and_the_final_breakdown_sums_to_the_scores(browser: A
         assert errors == []
     finally:
         server.stop()
+
+
+def test_a_forced_choice_is_played_for_the_human(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from carcassonne_env.engine import ActionKind, Phase
+
+    game = Game(GameConfig(players=2), seed=3)
+    while not (game.phase != Phase.PLACE and len(game.legal_actions()) == 1):  # deploy until no follower is left
+        legal = game.legal_actions()
+        game.apply(next((a for a in legal if a.kind != ActionKind.PASS), legal[0]))
+    session = PlaySession(game, ("human", "human"), [None, None])
+    server = PlayServer(session, tmp_path / "forced.json", lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        before = len(server.session.game.history)
+        browser.get(server.url)
+        assert browser.find_element(By.ID, "auto-single").is_selected()  # on by default
+        _until(lambda: len(server.session.game.history) == before + 1, "the forced choice played")
+        assert server.session.game.history[-1].kind == ActionKind.PASS
+        assert "the only choice, played for you" in browser.find_element(By.ID, "message").text
+    finally:
+        server.stop()

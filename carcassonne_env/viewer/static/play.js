@@ -352,7 +352,8 @@
     $("hint").disabled = !human;
     showMoves();
     showScores(state.scores_explained);
-    $("message").textContent = !state.saved ? "" : state.waiting === "over"
+    $("message").textContent = !state.saved ? (forced && forced.decision + 1 === state.decisions ? forced.note : "")
+      : state.waiting === "over"
       ? `game saved to ${state.saved}; replay it with: carcassonne replay ${state.saved} -o game.html`
       : `game saved to ${state.saved}`;
     document.body.dataset.waiting = state.waiting;
@@ -362,6 +363,19 @@
     drawMarkers();
     drawHint();
     if (state.waiting === "agent") setTimeout(() => update("POST", "/api/agent"), 250);
+    else if (human && !state.placements.length && state.options.length === 1 && $("auto-single").checked) {
+      playForced(state.decisions, state.options[0]);
+    }
+  }
+  // A decision with one legal action (a forced pass): said, then played for the human unless the
+  // box is unticked; skipped if the game moved on meanwhile (an undo).
+  let forced = null;  // the forced choice played last: {decision, note}, said until the next decision
+  function playForced(decision, option) {
+    forced = { decision, note: `the only choice, played for you: ${option.label}` };
+    $("message").textContent = forced.note;
+    setTimeout(() => {
+      if (state && state.decisions === decision && state.waiting === "human") act(option.action);
+    }, 400);
   }
 
   // ------------------------------------------------------------------ buttons and keys
