@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,14 @@ def chromium(what: str, profile: Path) -> Iterator[Any]:
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
+
+
+def until(check: Callable[[], Any], what: str, seconds: float = 20) -> Any:
+    """``check()``'s first true answer, polled every 50 ms; fails naming ``what`` when it never comes."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        answer = check()
+        if answer:
+            return answer
+        time.sleep(0.05)
+    raise AssertionError(f"the page never showed {what}")

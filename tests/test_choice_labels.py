@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless_chromium import chromium
+from headless_chromium import chromium, until
 
 from agents import make_agent
 from carcassonne_env.engine import TOWER_TOP_SLOT, ActionKind, Game, GameConfig, Phase, load_catalogue
@@ -129,14 +128,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     yield from chromium("THE PLAY PAGE'S CHOICES", tmp_path_factory.mktemp("chromium-profile"))
 
 
-def _until(check: Callable[[], Any], what: str, seconds: float = 20) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        answer = check()
-        if answer:
-            return answer
-        time.sleep(0.05)
-    raise AssertionError(f"the page never showed {what}")
 
 
 _GEOMETRY = """
@@ -165,7 +156,7 @@ def test_markers_hide_nothing_and_a_hover_lights_the_feature(browser: Any, tmp_p
     server = PlayServer(session, tmp_path / "c.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
         browser.get(server.url)
-        _until(lambda: browser.execute_script("return document.body.dataset.waiting") == "human", "the decision")
+        until(lambda: browser.execute_script("return document.body.dataset.waiting") == "human", "the decision")
         options = server.state()["options"]
         marks, followers, towers = browser.execute_script(_GEOMETRY)
         assert sorted(m["i"] for m in marks) == [i for i, o in enumerate(options) if o["point"]]

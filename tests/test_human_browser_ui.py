@@ -11,12 +11,12 @@ without Chromium as tests/test_human_web.py is (``CARCASSONNE_REQUIRE_BROWSER=1`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless_chromium import chromium
+from headless_chromium import chromium, until
 
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig
@@ -31,15 +31,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     yield from chromium("THE PLAY PAGE'S BOARD AND KEYS", tmp_path_factory.mktemp("chromium-profile"))
 
 
-def _until(check: Callable[[], Any], what: str, seconds: float = 20) -> Any:
-    """``check()``'s first true answer, polled; fails naming ``what`` when it never comes."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        answer = check()
-        if answer:
-            return answer
-        time.sleep(0.05)
-    raise AssertionError(f"the page never showed {what}")
 
 
 def _settled(browser: Any, server: PlayServer) -> bool:
@@ -68,7 +59,7 @@ def test_zoom_moves_and_one_action_per_key(browser: Any, tmp_path: Path) -> None
     server = PlayServer(session, tmp_path / "ui.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
         browser.get(server.url)
-        _until(lambda: _settled(browser, server), "the human's decision")
+        until(lambda: _settled(browser, server), "the human's decision")
         board = browser.find_element(By.ID, "board")
 
         def box() -> str:
@@ -76,7 +67,7 @@ def test_zoom_moves_and_one_action_per_key(browser: Any, tmp_path: Path) -> None
 
         fitted = box()
         ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(board), 0, -300).perform()
-        zoomed = _until(lambda: box() != fitted and box(), "a zoom")
+        zoomed = until(lambda: box() != fitted and box(), "a zoom")
         assert float(zoomed.split()[2]) < float(fitted.split()[2])  # the wheel up zoomed in
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         assert float(box().split()[0]) > float(zoomed.split()[0])  # panned east
@@ -107,7 +98,7 @@ def test_zoom_moves_and_one_action_per_key(browser: Any, tmp_path: Path) -> None
         # Enter on the focused place button places once: one decision, then the follower's menu.
         browser.execute_script("document.getElementById('confirm').focus();")
         browser.switch_to.active_element.send_keys(Keys.ENTER)
-        _until(lambda: _settled(browser, server) and len(game.history) > before, "the placement")
+        until(lambda: _settled(browser, server) and len(game.history) > before, "the placement")
         time.sleep(0.3)
         assert len(game.history) == before + 1 and browser.find_elements(By.CSS_SELECTOR, "#choices .choice")
         # Enter with no button focused places nothing at a menu (the page's Enter is "place" only).
@@ -129,14 +120,14 @@ def test_the_hint_is_drawn_and_the_final_breakdown_sums_to_the_scores(browser: A
     server = PlayServer(session, tmp_path / "hint.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
         browser.get(server.url)
-        _until(lambda: _settled(browser, server), "the human's decision")
+        until(lambda: _settled(browser, server), "the human's decision")
         browser.find_element(By.ID, "hint").click()
-        cell = _until(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-mark .hint-cell"), "the hint")[0]
+        cell = until(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-mark .hint-cell"), "the hint")[0]
         x, y, rotation = (int(cell.get_dom_attribute(a)) for a in ("data-x", "data-y", "data-rotation"))
         assert (0, x, y, rotation) in [tuple(a) for a in server.session.game.legal_actions()]  # a PLACE, legal
         _play_a_few_turns(session, 10_000)  # to the end
         browser.refresh()
-        _until(lambda: browser.execute_script("return document.body.dataset.waiting") == "over", "the end")
+        until(lambda: browser.execute_script("return document.body.dataset.waiting") == "over", "the end")
         cells = browser.find_elements(By.CSS_SELECTOR, "#score-breakdown td[data-category]")
         sums = [sum(int(c.text) for c in cells if c.get_dom_attribute("data-player") == str(p)) for p in range(2)]
         shown = [int(s.text) for s in browser.find_elements(By.CSS_SELECTOR, "#players .score")]
@@ -165,7 +156,7 @@ def test_a_forced_choice_is_played_for_the_human(browser: Any, tmp_path: Path) -
         before = len(server.session.game.history)
         browser.get(server.url)
         assert browser.find_element(By.ID, "auto-single").is_selected()  # on by default
-        _until(lambda: len(server.session.game.history) == before + 1, "the forced choice played")
+        until(lambda: len(server.session.game.history) == before + 1, "the forced choice played")
         assert server.session.game.history[-1].kind == ActionKind.PASS
         assert "the only choice, played for you" in browser.find_element(By.ID, "message").text
     finally:

@@ -178,15 +178,21 @@ def check_hint_spec(spec: object, allowed: Collection[str]) -> str:
                     "never from a file or a module")
 
 
-def hint_for(game: Game, agent: Chooser) -> tuple[Action, str]:
-    """What ``agent`` would play in ``game`` (it is given a copy), and that in words; raises
-    :class:`AgentError` when it fails or chooses an action the engine does not list."""
+def ask(agent: Chooser, game: Game, who: str) -> Action:
+    """``agent``'s action for ``game`` (it is given a copy); :class:`AgentError` naming ``who`` when it
+    fails or chooses an action the engine does not list."""
     try:
         action = agent.choose_action(game.clone())
     except Exception as e:
-        raise AgentError(f"the hint's agent failed: {type(e).__name__}: {e}") from e
+        raise AgentError(f"{who} failed: {type(e).__name__}: {e}") from e
     if action not in game.legal_actions():
-        raise AgentError(f"the hint's agent chose an illegal action {action}")
+        raise AgentError(f"{who} chose an illegal action {action}")
+    return Action.coerce(action)
+
+
+def hint_for(game: Game, agent: Chooser) -> tuple[Action, str]:
+    """What ``agent`` would play in ``game``, and that in words (:func:`ask`)."""
+    action = ask(agent, game, "the hint's agent")
     return action, option_label(game, action)
 
 
@@ -375,14 +381,7 @@ class PlaySession:
         if agent is None:
             raise PlayError(f"it is a human's turn: {self.seat_name(game.current_player)} decides")
         seat = game.current_player
-        who = f"agent {self.seats[seat]!r} (seat {seat}, {SEAT_NAMES[seat]})"
-        try:
-            action = agent.choose_action(game.clone())
-        except Exception as e:
-            raise AgentError(f"{who} failed: {type(e).__name__}: {e}") from e
-        if action not in game.legal_actions():
-            raise AgentError(f"{who} chose an illegal action {action}")
-        return self._apply(Action.coerce(action))
+        return self._apply(ask(agent, game, f"agent {self.seats[seat]!r} (seat {seat}, {SEAT_NAMES[seat]})"))
 
     def run_agents(self) -> list[TurnNote]:
         """Let the agents play until a human decides or the game is over."""
