@@ -14,27 +14,31 @@ from .compiled_search import COMPILED  # first: it decides whether the compiled 
 # isort: split
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
-from .afterstate import AfterstateAgent, load_value_net
+from .afterstate import AfterstateAgent, load_value_net, pretrained_nets
 from .evaluation import END_NOW, PositionValue
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
+from .shipped_values import LINEAR_FILES, PerPlayerCount
 from .spec import AgentSpecError, known_agents, make_agent, register_agent
 from .value import LinearValue
 
 
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
-    final margin shipped in ``agents/pretrained/value_linear.json``), ``afterstate`` (the value network
-    of ``afterstate:pretrained``, shipped in ``agents/pretrained/``), the path of a weights file
-    written by ``carcassonne train value`` or of a value network (``.npz``) written by
-    ``carcassonne train afterstate``."""
+    final margin shipped in ``agents/pretrained/``, fitted for 2, 3 and 4 players), ``afterstate``
+    (the value networks of ``afterstate:pretrained``, one per player count), the path of a weights
+    file written by ``carcassonne train value`` or of a value network (``.npz``) written by
+    ``carcassonne train afterstate``. The shipped names pick the file made for the game's player
+    count (:mod:`agents.shipped_values`)."""
     if name == "end_now":
         return END_NOW
     if name == "afterstate":
-        return load_value_net("pretrained")
+        return pretrained_nets()
     if name.endswith(".npz"):
         return load_value_net(name)
-    return LinearValue.load() if name == "linear" else LinearValue.load(name)
+    if name == "linear":
+        return PerPlayerCount.shipped("linear", LINEAR_FILES, LinearValue.load)
+    return LinearValue.load(name)
 
 
 def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgent:
@@ -43,8 +47,9 @@ def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgen
 
 
 def _afterstate(seed: int, model: str = "pretrained", fast: bool = False) -> AfterstateAgent:
-    """``afterstate:pretrained`` or ``afterstate:PATH.npz``: greedy's search on a learned value network."""
-    return AfterstateAgent(seed, load_value_net(model), fast=fast)
+    """``afterstate:pretrained`` (a network per player count) or ``afterstate:PATH.npz``: greedy's search on
+    a learned value network."""
+    return AfterstateAgent(seed, pretrained_nets() if model == "pretrained" else load_value_net(model), fast=fast)
 
 
 def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
@@ -101,6 +106,7 @@ __all__ = [
     "GreedyAgent",
     "LinearValue",
     "MCTSAgent",
+    "PerPlayerCount",
     "Policy",
     "PolicyAgent",
     "RandomAgent",

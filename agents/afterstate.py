@@ -2,8 +2,9 @@
 value network (:class:`~agents.nets.value_net.ValueNet`, trained by ``carcassonne train afterstate``).
 
 Spec ``afterstate:PATH`` (a ``.npz`` written by the trainer) or ``afterstate:pretrained`` (the
-network shipped in ``agents/pretrained/``); ``fast=1`` prunes the tower look-ahead at PLACE as
-greedy's option does. The agent refuses a game whose configuration the network was not trained for.
+networks shipped in ``agents/pretrained/``, one per player count: the game's count picks its network,
+:mod:`agents.shipped_values`); ``fast=1`` prunes the tower look-ahead at PLACE as greedy's option
+does. The agent refuses a game whose configuration the network was not trained for.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from carcassonne_env.engine import Action, Game
 
 from .greedy import GreedyAgent
 from .nets.value_net import ValueNet
+from .shipped_values import AFTERSTATE_FILES, PRETRAINED_DIR, PerPlayerCount
 
-__all__ = ["PRETRAINED", "AfterstateAgent", "load_value_net"]
+__all__ = ["PRETRAINED", "AfterstateAgent", "load_value_net", "pretrained_nets"]
 
-#: The network that ``afterstate:pretrained`` names.
-PRETRAINED = Path(__file__).with_name("pretrained") / "afterstate_tower_2p.npz"
+#: The 2-player network of ``afterstate:pretrained``.
+PRETRAINED = PRETRAINED_DIR / AFTERSTATE_FILES[2]
 
 
 @functools.lru_cache(maxsize=8)
@@ -28,8 +30,8 @@ def _load(path: str, mtime_ns: int) -> ValueNet:
 
 
 def load_value_net(path: str | Path) -> ValueNet:
-    """The network at ``path`` (``pretrained`` names :data:`PRETRAINED`), loaded once per file version."""
-    resolved = PRETRAINED if str(path) == "pretrained" else Path(path)
+    """The network at ``path``, loaded once per file version."""
+    resolved = Path(path)
     try:
         mtime = resolved.stat().st_mtime_ns
     except OSError as e:
@@ -37,10 +39,16 @@ def load_value_net(path: str | Path) -> ValueNet:
     return _load(str(resolved), mtime)
 
 
-class AfterstateAgent(GreedyAgent):
-    """Greedy's one-turn search, valued by ``net``; checks the game's configuration once per game."""
+def pretrained_nets() -> PerPlayerCount:
+    """The networks of ``afterstate:pretrained``, one per player count."""
+    return PerPlayerCount.shipped("afterstate", AFTERSTATE_FILES, load_value_net)
 
-    def __init__(self, seed: int, net: ValueNet, fast: bool = False) -> None:
+
+class AfterstateAgent(GreedyAgent):
+    """Greedy's one-turn search, valued by ``net`` (or, for the shipped family, by its network for the
+    game's player count); checks the game's configuration once per game."""
+
+    def __init__(self, seed: int, net: ValueNet | PerPlayerCount, fast: bool = False) -> None:
         super().__init__(seed, fast=fast, value=net)
         self.net = net
         self._checked: int | None = None
@@ -48,6 +56,9 @@ class AfterstateAgent(GreedyAgent):
     def choose_action(self, game: Game) -> Action:
         key = id(game.config)
         if self._checked != key:
-            self.net.check_config(game.config.to_dict())
+            net = self.net.for_players(game.num_players) if isinstance(self.net, PerPlayerCount) else self.net
+            if not isinstance(net, ValueNet):
+                raise ValueError(f"afterstate: {net!r} is not a value network")
+            net.check_config(game.config.to_dict())
             self._checked = key
         return super().choose_action(game)

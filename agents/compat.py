@@ -32,7 +32,15 @@ def _describe(config: GameConfig, other: GameConfig | None = None) -> str:
 def check_value_fits(value: Any, config: GameConfig, spec: str) -> None:
     """ValueError naming both configurations when the position ``value`` of a searching agent (built
     from ``spec``) was made for another game configuration than ``config`` (module docstring);
-    values that record none (the end-now margin, an old weights file) always fit."""
+    values that record none (the end-now margin, an old weights file) always fit. A family of shipped
+    values (:class:`~agents.shipped_values.PerPlayerCount`) is checked by its member for the game's
+    player count, and refused when it has none."""
+    for_players = getattr(value, "for_players", None)
+    if callable(for_players):
+        try:
+            value = for_players(config.players)
+        except ValueError as e:
+            raise ValueError(f"{spec}: {e}") from None
     made = getattr(value, "config", None)  # a ValueNet: GameConfig.to_dict() of its training games
     if isinstance(made, dict) and made != config.to_dict():
         try:

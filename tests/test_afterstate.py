@@ -16,7 +16,7 @@ import pytest
 from hidden_pile import with_unseen_pile_permuted
 
 from agents import AgentSpecError, GreedyAgent, make_agent
-from agents.afterstate import AfterstateAgent
+from agents.afterstate import AfterstateAgent, load_value_net
 from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inputs
 from agents.value import FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Game, GameConfig, Phase
@@ -196,13 +196,15 @@ def test_save_load_and_the_spec(tmp_path: Path) -> None:
 
 def test_value_afterstate_names_the_network_of_afterstate_pretrained() -> None:
     """``value=afterstate`` in a search agent's spec is the shipped network, the very object
-    ``afterstate:pretrained`` plays with (loaded once per file version)."""
-    from agents import MCTSAgent, position_value
+    ``afterstate:pretrained`` plays with at that player count (loaded once per file version)."""
+    from agents import MCTSAgent, PerPlayerCount, position_value
     from agents.afterstate import PRETRAINED
 
     shipped = make_agent("afterstate:pretrained", seed=0)
-    assert isinstance(shipped, AfterstateAgent)
-    assert position_value("afterstate") is shipped.net
+    assert isinstance(shipped, AfterstateAgent) and isinstance(shipped.net, PerPlayerCount)
+    family = position_value("afterstate")
+    assert isinstance(family, PerPlayerCount)
+    assert family.for_players(2) is shipped.net.for_players(2) is load_value_net(PRETRAINED)
     mcts = make_agent("mcts:sims=5,guide=1,rollout_turns=0,value=afterstate", seed=0)
     assert isinstance(mcts, MCTSAgent)
     game = random_game(8, stop_after=40)
@@ -300,6 +302,25 @@ def test_the_gate() -> None:
     assert not vi.gate_passes(wins, "a", "b", "H0")[0]
 
 
+def table(group: int, rotation: int, a_first: bool) -> dict[str, object]:
+    """A 3-player gauntlet game: ``a`` against two copies of ``b``, ``a`` first or last."""
+    seats = [["a", "b", "b"], ["b", "a", "b"], ["b", "b", "a"]][rotation]
+    scores = [(60 if a_first else 30) if name == "a" else 50 - 5 * i for i, name in enumerate(seats)]
+    return {"group": group, "seats": seats, "scores": scores}
+
+
+def test_the_gate_of_three_players_asks_more_than_an_equal_share() -> None:
+    """At 3 players an agent as good as the best beats both its copies in 1/3 of the games: winning
+    half of them passes the gate, as it would not at two players; winning a third does not."""
+    half = [table(g, r, a_first=g % 2 == 0) for g in range(40) for r in range(3)]
+    third = [table(g, r, a_first=r == 0) for g in range(40) for r in range(3)]
+    assert vi.gate_passes(half, "a", "b", None, players=3)[1]["score"] == 0.5
+    assert vi.gate_passes(half, "a", "b", None, players=3)[0]
+    assert not vi.gate_passes(half, "a", "b", None, players=2)[0]
+    assert abs(vi.gate_passes(third, "a", "b", None, players=3)[1]["score"] - 1 / 3) < 1e-9
+    assert not vi.gate_passes(third, "a", "b", None, players=3)[0]
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "training.cli", "train", "afterstate", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
@@ -353,3 +374,25 @@ def test_a_tiny_three_player_run_gates_with_a_gauntlet(tmp_path: Path) -> None:
     gate = json.loads((out / "gen_001" / "gate" / "tournament.json").read_text())
     assert gate["mode"] == "gauntlet" and gate["sprt"] is None and gate["config"]["players"] == 3
     assert len((out / "gen_001" / "gate" / "games.jsonl").read_text().splitlines()) == 3
+
+
+def test_a_network_made_for_two_players_is_adopted_at_three_as_it_is(tmp_path: Path) -> None:
+    """Its inputs do not depend on the count: the adopted network has the same weights, values a
+    3-player game by them, and says where it came from; another expansion set is refused."""
+    rng = np.random.default_rng(5)
+    two = one_layer_net(rng.normal(size=len(INPUTS)), 1.0, GameConfig(players=2, expansions=ALL).to_dict())
+    two.save(tmp_path / "two.npz")
+    three = GameConfig(players=3, expansions=ALL)
+    adopted = vi.adopted_init(str(tmp_path / "two.npz"), three.to_dict())
+    assert adopted.config == three.to_dict() and adopted.info["adopted_players"] == 2
+    game = Game(three, seed=4)
+    for _ in range(12):
+        game.apply(game.legal_actions()[0])
+    x, end_now, t = value_inputs(game)
+    correction = t * (x @ two.layers[0][0][:, 0] + 1.0)
+    assert np.allclose(adopted.final_scores(game), np.array(end_now) + correction)
+    with pytest.raises(ValueError, match="only its player count may differ"):
+        vi.adopted_init(str(tmp_path / "two.npz"), GameConfig(players=3, expansions=("tower",)).to_dict())
+    vi.check(vi.Settings(out=str(tmp_path / "run"), players=3, init="pretrained_2p"))
+    with pytest.raises(ValueError, match="only its player count may differ"):
+        vi.check(vi.Settings(out=str(tmp_path / "run"), players=3, expansions=("tower",), init="pretrained_2p"))

@@ -51,6 +51,18 @@ class Sleeper:
 
 class Stubborn(Sleeper):
     stubborn = True
+
+class Napper:
+    """Says so at its first decision, then naps a second (once a game)."""
+
+    napped = False
+
+    def choose_action(self, game):
+        if not self.napped:
+            self.napped = True
+            open(os.path.join(MARKS, str(os.getpid())), "w").close()
+            time.sleep(1.0)
+        return game.legal_actions()[0]
 '''
 
 
@@ -227,6 +239,25 @@ def test_a_worker_killed_under_a_tournament_is_one_error_and_the_written_games_s
     assert len(err.strip().splitlines()) == 1, err
     assert [g["index"] for g in load_games(out)] == [0, 1], "data loss: the finished games are gone"
     assert not [p for p in multiprocessing.active_children() if p.name == "carcassonne-worker"]
+
+
+@pytest.mark.fault("handled")
+def test_a_runner_killed_outright_leaves_workers_that_end_quietly(
+        tmp_path: Path, command: list[subprocess.Popen[str]]) -> None:
+    """SIGKILL to the tournament itself while a worker is in the middle of a game: the worker finishes
+    that game, finds no one to answer and ends without a word (it printed a BrokenPipeError
+    traceback before), and nothing of the run is left running."""
+    module, marks = _agents(tmp_path)
+    argv = ["tournament", "random", f"{module}:Napper", "--seeds", "2", "--workers", "2", "--out",
+            str(tmp_path / "t"), "--no-progress"]
+    process = _start(command, argv)
+    _wait_for(lambda: any(marks.iterdir()))  # the worker is inside a game, its agent napping
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not _left_behind(process.pid)
+    assert process.stderr is not None
+    err = process.stderr.read()
+    assert "Traceback" not in err and "Error" not in err, err
 
 
 def _parent(pid: int) -> int:

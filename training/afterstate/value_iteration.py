@@ -3,6 +3,7 @@
     carcassonne train afterstate quick                        # ≈ 4 minutes on 2 cores, into runs/afterstate/quick
     carcassonne train afterstate full                         # hours, runs/afterstate/full; --resume continues it
     carcassonne train afterstate quick --generations 4        # any setting can be overridden
+    carcassonne train afterstate table --players 4            # a 4-player agent (default 3), runs/afterstate/table
 
 The policy is the one-turn search of :class:`~agents.greedy.GreedyAgent`: every line of the
 player's turn (placement, follower / floor / tower top, capture) is valued by a position value at
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import math
 import os
 import shutil
@@ -58,6 +60,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agents import make_agent, position_value
+from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
@@ -89,7 +92,9 @@ class Settings:
     generations: int = 8
     """Generations to train in total; --resume continues up to it (raise it to train longer)."""
     init: str = "end_now"
-    """Generation 0's value: end_now (the reference greedy), linear (the shipped linear value) or a .npz."""
+    """Generation 0's value: end_now (the reference greedy), linear (the shipped linear value for the run's player
+    count), a .npz, or pretrained_2p (afterstate:pretrained's 2-player network; a network made for another
+    player count is adopted for the run's)."""
     games_per_generation: int = 200
     """Self-play games each generation."""
     window: int = 3
@@ -157,6 +162,13 @@ PRESETS: dict[str, tuple[str, Settings]] = {
              "and greedy:value=linear on 100 tile orders each.",
              Settings(out="runs/afterstate/full", generations=12, games_per_generation=1000, window=2,
                       anchor_seeds=100)),
+    "table": ("Agents for 3–6 players (--players N, default 3; ≈ 40 minutes a generation at 3 players on 2 "
+              "cores): generations of 300 self-play games from afterstate:pretrained's 2-player network (adopted "
+              "for N players), a gauntlet gate (the candidate against N − 1 copies of the best) of up to 30 tile "
+              "orders in every seat rotation, rated against greedy and greedy:value=linear on 20 tile orders each.",
+              Settings(out="runs/afterstate/table", players=3, generations=4, init="pretrained_2p",
+                       games_per_generation=300, window=2, gate_seeds=30, anchors=("greedy", "greedy:value=linear"),
+                       anchor_seeds=20)),
 }
 
 #: The steps of a generation, in order: a state.json names the one to run next.
@@ -209,12 +221,39 @@ def check(s: Settings) -> None:
             make_agent(spec, seed=0)
         except AgentSpecError as e:
             raise ValueError(f"agent {spec!r}: {e}") from None
-    check_agents("init", [_spec_of(s.init, fast=False)], s.game_config())
+    if _init_file(s.init) is not None:
+        adopted_init(_init_file(s.init) or "", s.game_config().to_dict())
+    else:
+        check_agents("init", [_spec_of(s.init, fast=False)], s.game_config())
     check_agents("anchors", s.anchors, s.game_config())
 
 
+def adopted_init(path: str, config: dict[str, Any]) -> ValueNet:
+    """The network of ``--init PATH.npz`` for a run of ``config``: itself when made for ``config``;
+    made for another player count of the same game (expansions, rules), the same weights with
+    ``config`` (``info`` says where from). The inputs of a network do not depend on the count (a
+    player's own features, the strongest other player's, the pile share), so a network made for 2
+    players plays at 3 as it is; the run's generations then fit new ones on games of its own count.
+    ValueError naming both games for any other difference."""
+    net = ValueNet.load(path)
+    if net.config == config:
+        return net
+    if {**net.config, "players": config["players"]} != config:
+        raise ValueError(f"--init {path}: the network was made for the game {json.dumps(net.config, sort_keys=True)}; "
+                         f"only its player count may differ from this run's {json.dumps(config, sort_keys=True)}")
+    info = {**net.info, "adopted_from": path, "adopted_players": net.config["players"]}
+    return replace(net, config=config, info=info)
+
+
+def _init_file(init: str) -> str | None:
+    """The network file of ``--init`` (a .npz, or the shipped 2-player one for ``pretrained_2p``); None for a
+    value that is no network (end_now, linear)."""
+    return str(PRETRAINED) if init == "pretrained_2p" else init if init.endswith(".npz") else None
+
+
 def _spec_of(value: str, fast: bool) -> str:
-    """The agent spec that searches on ``value`` (end_now, linear or a .npz path)."""
+    """The agent spec that searches on ``value`` (end_now, linear, pretrained_2p or a .npz path)."""
+    value = _init_file(value) or value
     option = ",fast=1" if fast else ""
     if value == "end_now":
         return "greedy" + (":fast=1" if fast else "")
@@ -388,14 +427,16 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
 
 
 # ------------------------------------------------------------------------------------------ the gate
-def gate_passes(games: Sequence[dict[str, Any]], candidate: str, best: str, sprt_decision: str | None) -> \
-        tuple[bool, dict[str, float]]:
+def gate_passes(games: Sequence[dict[str, Any]], candidate: str, best: str, sprt_decision: str | None,
+                players: int = 2) -> tuple[bool, dict[str, float]]:
     """Whether the candidate is admitted: the SPRT accepted H1, or (no decision) the 95 % interval of
-    its paired score (per tile order, over the seat rotations) lies above ½. For more than two
-    players a game scores 1 for a shared or sole first place over the best's seats, else 0."""
+    its paired score (per tile order, over the seat rotations) lies above an equal agent's share,
+    1 / ``players``. For more than two players the gate is a gauntlet, the candidate against
+    ``players − 1`` copies of the best, and a game scores 1 when the candidate's score beats the
+    best copy's, ½ on a tie, else 0: an agent no better than the best wins 1 / ``players`` of those."""
     stats = pair_stats(head_to_heads(games, (candidate, best)), candidate, best)
     low, high = stats.paired_score_ci
-    passed = sprt_decision == "H1" or (sprt_decision is None and low > 0.5)
+    passed = sprt_decision == "H1" or (sprt_decision is None and low > 1.0 / players)
     return passed, {"score": stats.score, "score_low": low, "score_high": high, "games": float(stats.games),
                     "elo": _finite(stats.elo), "margin": stats.margin}
 
@@ -493,7 +534,8 @@ def train(s: Settings) -> Path:
     out = Path(s.out)
     with locked_run_state(s, out, _RESUMABLE, {
             "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
-            "best_value": s.init, "seconds": 0.0, "history": []}, choices={"step": _STEPS}) as state:
+            "best_value": _init_file(s.init) or s.init, "seconds": 0.0, "history": []},
+            choices={"step": _STEPS}) as state:
         return _train(s, out, state)
 
 
@@ -516,6 +558,14 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         tmp.write_text(state["best"] + "\n")
         os.replace(tmp, out / "best.spec")
 
+    init_file = _init_file(s.init)
+    if init_file is not None and state["best_value"] == init_file and not state["history"] \
+            and ValueNet.load(init_file).config != config:  # made for another player count: adopted for this one
+        net = adopted_init(init_file, config)
+        net.save(out / "init.npz")
+        print(f"== generation 0: {init_file} (made for {net.info['adopted_players']} players) adopted as "
+              f"{out / 'init.npz'}", flush=True)
+        save(best=_spec_of(str(out / "init.npz"), fast=s.eval_fast), best_value=str(out / "init.npz"))
     while True:
         g = int(state["generation"])
         gen = out / f"gen_{g:03d}"
@@ -571,7 +621,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             mode = "round_robin" if s.players == 2 else "gauntlet"
             games, decision = _tournament(s, gen / "gate", (candidate, state["best"]), mode, s.gate_seeds,
                                           50_000_000 + 100_000 * s.seed + 1_000 * g, workers, sprt)
-            passed, gate = gate_passes(games, candidate, state["best"], decision)
+            passed, gate = gate_passes(games, candidate, state["best"], decision, s.players)
             for k, v in gate.items():
                 log.add_scalar(f"gate/{k}", v, g)
             print(f"   score {gate['score']:.3f} [{gate['score_low']:.3f}, {gate['score_high']:.3f}] over "

@@ -209,7 +209,10 @@ def _serve(conn: Connection, fn: Callable[..., Any]) -> None:
                 raise
             except BaseException as e:
                 reply = ("error", _portable(e))
-            conn.send(reply)
+            try:
+                conn.send(reply)
+            except OSError:  # the runner is gone (killed without stopping its workers): nothing to answer
+                return
     except KeyboardInterrupt:  # stopped (SIGTERM)
         return
 

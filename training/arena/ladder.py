@@ -1,8 +1,13 @@
-"""The reference ladder of ``carcassonne evaluate`` and its stored games.
+"""The reference ladders of ``carcassonne evaluate`` and their stored games.
 
-The ladder's games among themselves (random, greedy and MCTS, every agent seeded from the game seed,
-MCTS with a simulation budget) are a function of the seeds, the specs, the game configuration and
-the code that plays them: the same for every candidate. They are played once and *stored* with the
+A ladder is fixed per player count (:func:`ladder_for`): for 2 players :data:`LADDER`; for 3 to 6
+players the members of :data:`MULTIPLAYER_LADDER` that can play the count (the shipped values are
+made for some counts only: ``agents.shipped_values``), then :data:`RESERVES` until it has as many
+agents as a game has seats, so that it plays among itself and any candidate completes a round robin.
+
+The ladder's games among themselves (every agent seeded from the game seed, MCTS with a simulation
+budget) are a function of the seeds, the specs, the game configuration and the code that plays
+them (:func:`fingerprint_for`): the same for every candidate. They are played once and *stored* with the
 :class:`Fingerprint` of that code; an evaluation takes them from a store, placed at the indices its
 round robin gives them (:func:`stored_games`), and plays only its candidate's games. Its
 ``games.jsonl`` is then the full round robin's, so its ratings and pairings are those of the full
@@ -12,14 +17,15 @@ Stores are gzip JSONL files: a header line (``format``, the ladder tournament's 
 fingerprint's ``code``, ``python`` and ``numpy``), then the ladder tournament's games, one per line
 in index order (lines of its ``games.jsonl``). Two places hold them:
 
-* the shipped store :data:`SHIPPED`, written by
+* the shipped store :data:`SHIPPED` (2 players only), written by
   ``carcassonne evaluate random --store-ladder training/arena/ladder_games.jsonl.gz``;
-* the user cache (:func:`cache_dir`), one file per fingerprint and seed count, written by an
-  evaluation that played ladder games itself (:func:`store_games`).
+* the user cache (:func:`cache_dir`), one file per player count, fingerprint and seed count,
+  written by an evaluation that played ladder games itself (:func:`store_games`).
 
 Invariants:
 
-* a store is used only when its fingerprint is this code's and its settings this ladder's;
+* a store is used only when its fingerprint is this code's and its settings this ladder's (its
+  agents, seeds and game configuration, players included: a store of 3 players never serves 4);
   otherwise its games are ignored (with a note saying why for the shipped store; the cache is
   looked up by fingerprint), so games of other code never mix with this code's;
 * every stored game read back is checked like any tournament line
@@ -34,13 +40,16 @@ import gzip
 import hashlib
 import os
 import platform
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, cast
 
 import numpy as np
 
+from agents import make_agent
+from agents.compat import check_fits
+from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.jsonio import loads, read_line
 
@@ -48,12 +57,19 @@ from .storage import atomic_write_bytes, dumps
 from .tournament import Settings, load_games, played_by, verify_game
 
 __all__ = [
-    "EXPANSIONS", "LADDER", "SHIPPED", "Fingerprint", "cache_dir", "fingerprint", "is_ladder_game", "ladder_config",
-    "store_games", "stored_games",
+    "DEFAULT_SEEDS", "EXPANSIONS", "LADDER", "MULTIPLAYER_LADDER", "RESERVES", "SHIPPED", "Fingerprint", "cache_dir",
+    "fingerprint", "fingerprint_for", "is_ladder_game", "ladder_config", "ladder_for", "store_games", "stored_games",
 ]
 
 #: The reference ladder, on the 2-player tower variant, random = 0.
 LADDER = ("random", "greedy", "mcts:sims=200")
+#: The ladder of 3 to 6 players, those of its agents that can play the count (:func:`ladder_for`).
+MULTIPLAYER_LADDER = ("random", "greedy", "greedy:value=linear", "afterstate:pretrained")
+#: Agents of every player count that complete a multiplayer ladder short of agents, in this order.
+RESERVES = ("greedy:fast=1", "mcts:sims=50", "mcts:sims=100", "mcts:sims=200")
+#: ``carcassonne evaluate``'s tile orders per table by player count: a first evaluation (which also
+#: plays the ladder's own games) takes about 10 minutes on 2 cores (docs/tournament.md).
+DEFAULT_SEEDS: Mapping[int, int] = {2: 100, 3: 20, 4: 16, 5: 20, 6: 9}
 EXPANSIONS = ("tower", "black_tower", "watchtowers")
 #: The shipped store (module docstring).
 SHIPPED = Path(__file__).with_name("ladder_games.jsonl.gz")
@@ -65,9 +81,33 @@ _CODE = ("carcassonne_env", "agents", "training/arena/match.py")
 _NOT_PLAYED = ("carcassonne_env/play",)
 
 
-def ladder_config() -> GameConfig:
-    """The evaluation's game: 2 players, :data:`EXPANSIONS`, no variant flags."""
-    return GameConfig(players=2, expansions=EXPANSIONS)
+def ladder_config(players: int = 2) -> GameConfig:
+    """The evaluation's game: ``players`` players, :data:`EXPANSIONS`, no variant flags."""
+    return GameConfig(players=players, expansions=EXPANSIONS)
+
+
+def ladder_for(players: int) -> tuple[tuple[str, ...], list[str]]:
+    """The ladder of ``players``-player games and notes for the user. For 2 players :data:`LADDER`;
+    for more, the agents of :data:`MULTIPLAYER_LADDER` that can play :func:`ladder_config`'s game
+    (:func:`agents.compat.check_fits`: a shipped value made for other counts cannot), in its order,
+    then :data:`RESERVES` until the ladder has ``players`` agents; a note names each agent left out
+    and why."""
+    if players == 2:
+        return LADDER, []
+    config = ladder_config(players)
+    ladder: list[str] = []
+    notes: list[str] = []
+    for spec in MULTIPLAYER_LADDER:
+        try:
+            check_fits(make_agent(spec, seed=0), config, spec)
+        except ValueError as e:  # the message starts with the spec
+            notes.append(f"the {players}-player ladder leaves out {e}")
+        else:
+            ladder.append(spec)
+    ladder += [spec for spec in RESERVES if spec not in ladder][:max(0, players - len(ladder))]
+    if notes:
+        notes.append(f"the {players}-player ladder: {', '.join(ladder)}")
+    return tuple(ladder), notes
 
 
 @dataclass(frozen=True)
@@ -108,6 +148,22 @@ def fingerprint() -> Fingerprint:
     return Fingerprint(digest.hexdigest(), ".".join(platform.python_version_tuple()[:2]), np.__version__)
 
 
+def fingerprint_for(players: int) -> Fingerprint:
+    """The :class:`Fingerprint` of the ``players``-player ladder's games: :func:`fingerprint`, whose
+    ``code`` covers for more than 2 players also the shipped value files of that count (the
+    multiplayer ladder plays them; :func:`fingerprint` leaves ``agents/pretrained`` out), so a new
+    value file makes new ladder games."""
+    mine = fingerprint()
+    files = [PRETRAINED_DIR / names[players] for names in (LINEAR_FILES, AFTERSTATE_FILES)
+             if players > 2 and players in names and (PRETRAINED_DIR / names[players]).is_file()]
+    if not files:
+        return mine
+    digest = hashlib.sha256(mine.code.encode() + b"\0")
+    for file in files:
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return replace(mine, code=digest.hexdigest())
+
+
 def cache_dir() -> Path:
     """The user cache of ladder stores: ``$CARCASSONNE_CACHE``, else ``$XDG_CACHE_HOME/carcassonne``,
     else ``~/.cache/carcassonne``."""
@@ -116,8 +172,17 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "carcassonne"
 
 
-def _ladder_settings(ladder: Sequence[str], seeds: int) -> Settings:
-    return Settings(agents=tuple(ladder), seeds=seeds, config=ladder_config().to_dict())
+def _cache_file(players: int, mine: Fingerprint, seeds: int | str) -> Path:
+    """The cache's store of the ``players``-player ladder's games of ``seeds`` seeds (``*``: a glob)
+    played by ``mine``: ``ladder-KEY-SEEDS.jsonl.gz`` for 2 players, ``ladder-Np-KEY-SEEDS.jsonl.gz``
+    for N players."""
+    count = "" if players == 2 else f"{players}p-"
+    return cache_dir() / f"ladder-{count}{mine.key}-{seeds}.jsonl.gz"
+
+
+def _ladder_settings(ladder: Sequence[str], seeds: int, config: dict[str, Any]) -> Settings:
+    """The settings of the tournament of ``ladder`` alone: a store's header."""
+    return Settings(agents=tuple(ladder), seeds=seeds, config=config)
 
 
 def is_ladder_game(seats: Sequence[str], ladder: Sequence[str] = LADDER) -> bool:
@@ -125,9 +190,10 @@ def is_ladder_game(seats: Sequence[str], ladder: Sequence[str] = LADDER) -> bool
     return all(s in ladder for s in seats)
 
 
-def _read(path: Path, ladder: Sequence[str], seeds: int, mine: Fingerprint
+def _read(path: Path, ladder: Sequence[str], seeds: int, config: dict[str, Any], mine: Fingerprint
           ) -> tuple[list[dict[str, Any]], str | None]:
-    """The games of store ``path`` with a seed below ``seeds`` (checked), or ``[]`` and why not."""
+    """The games of store ``path`` with a seed below ``seeds`` (checked) in the game ``config``, or
+    ``[]`` and why not."""
     try:
         with cast(IO[bytes], gzip.open(path, "rb")) as f:  # each line read within jsonio's bounds
             header = loads(read_line(f, path), path)
@@ -137,7 +203,7 @@ def _read(path: Path, ladder: Sequence[str], seeds: int, mine: Fingerprint
             why = mine.differs(Fingerprint(header["code"], header["python"], header["numpy"]))
             if why:
                 return [], f"its games were played by {why}"
-            if stored != _ladder_settings(ladder, stored.seeds):
+            if stored != _ladder_settings(ladder, stored.seeds, config):
                 return [], "its games are another ladder's or another game's"
             fixtures = {f.index: f for f in stored.fixtures() if f.seed < seeds}
             games = []
@@ -158,16 +224,18 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
                  ) -> tuple[list[dict[str, Any]], list[str]]:
     """The stored games of ``ladder`` among themselves in the schedule of ``settings`` (an
     evaluation: a round robin from seed 0 of a candidate and ``ladder`` in :func:`ladder_config`'s
-    game), placed at its indices and groups: from the shipped store, else the cache, as many of its
-    ladder games as one store holds; and notes for the user (a stale or damaged shipped store)."""
-    mine = mine or fingerprint()
+    game of some player count), placed at its indices and groups: from the shipped store (2 players),
+    else the cache of that player count, as many of its ladder games as one store holds; and notes
+    for the user (a stale or damaged shipped store). ``mine``: default :func:`fingerprint_for`."""
+    players = settings.game_config.players
+    mine = mine or fingerprint_for(players)
     notes: list[str] = []
     places = {(f.seed, f.seats): f for f in settings.fixtures() if is_ladder_game(f.seats, ladder)}
     best: list[dict[str, Any]] = []
     source = SHIPPED
-    caches = sorted(cache_dir().glob(f"ladder-{mine.key}-*.jsonl.gz"))
-    for path in [SHIPPED, *caches]:
-        games, why = _read(path, ladder, settings.seeds, mine)
+    caches = sorted(cache_dir().glob(_cache_file(players, mine, "*").name))
+    for path in [SHIPPED, *caches] if players == 2 else caches:
+        games, why = _read(path, ladder, settings.seeds, settings.config, mine)
         if why and path == SHIPPED:
             notes.append(f"{path} is not used: {why}; the ladder's games come from the cache {cache_dir()}, or are "
                          f"played here and stored there (the shipped file is rewritten by: carcassonne evaluate "
@@ -187,17 +255,20 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
 def store_games(settings: Settings, out: Path, ladder: Sequence[str] = LADDER, mine: Fingerprint | None = None,
                 path: Path | None = None) -> Path | None:
     """Store the ladder's games of the finished evaluation in ``out`` (``settings`` as in
-    :func:`stored_games`) in ``path`` (default: the cache's file for this fingerprint and seed count);
-    the path, or None when ``out`` cannot give a store (module docstring): a ladder game missing or
-    forfeited, a time limit, or games played by other code than this (``tournament.json``)."""
-    mine = mine or fingerprint()
+    :func:`stored_games`) in ``path`` (default: the cache's file for this player count, fingerprint
+    and seed count); the path, or None when ``out`` cannot give a store (module docstring): a ladder
+    game missing, forfeited or not at a seating of the ladder's own tables (for 3 or more players
+    those depend on the order of the agents), a time limit, or games played by other code than this
+    (``tournament.json``). ``mine``: default :func:`fingerprint_for`."""
+    players = settings.game_config.players
+    mine = mine or fingerprint_for(players)
     if settings.move_time_limit is not None or played_by(out) != mine.key:
         return None
     games = [g for g in load_games(out, settings) if is_ladder_game(g["seats"], ladder)]
-    stored = _ladder_settings(ladder, settings.seeds)
+    stored = _ladder_settings(ladder, settings.seeds, settings.config)
     index = {(f.seed, f.seats): f for f in stored.fixtures()}
-    if len(games) != len(index) or any(g.get("forfeit") for g in games):
-        return None
+    if len(games) != len(index) or any(g.get("forfeit") or (g["seed"], tuple(g["seats"])) not in index for g in games):
+        return None  # missing, forfeited, or seated otherwise than the ladder's own tables
     lines = []
     for g in games:
         f = index[g["seed"], tuple(g["seats"])]
@@ -206,7 +277,7 @@ def store_games(settings: Settings, out: Path, ladder: Sequence[str] = LADDER, m
               "numpy": mine.numpy}
     text = "".join(dumps(d, separators=(",", ":")) + "\n" for d in
                    [header, *sorted(lines, key=lambda g: int(g["index"]))])
-    path = path or cache_dir() / f"ladder-{mine.key}-{settings.seeds}.jsonl.gz"
+    path = path or _cache_file(players, mine, settings.seeds)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, gzip.compress(text.encode(), mtime=0))
     return path

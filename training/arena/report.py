@@ -2,9 +2,11 @@
 
 Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summary.json`` (both
 tables, the settings, the forfeits per agent and the SPRT state) and ``ratings.png`` (ratings with
-95 % intervals). Each is replaced atomically. ``summary.json`` is strict JSON: an infinite Elo (an
-agent that won or lost every game) is the string ``"+inf"`` or ``"-inf"``, an undefined number
-(ms per decision of an agent that made none) is ``null``.
+95 % intervals); for 3–6-player games also ``placings.csv`` and a ``placings`` key in
+``summary.json`` (first-place share, mean rank, margin over the best other seat and rank shares per
+agent: :mod:`training.arena.placings`). Each is replaced atomically. ``summary.json`` is strict
+JSON: an infinite Elo (an agent that won or lost every game) or interval bound is the string
+``"+inf"`` or ``"-inf"``, an undefined number (ms per decision of an agent that made none) is ``null``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .placings import Placing, placings
 from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
 from .storage import atomic_path, atomic_write_text, dumps, finite_or_label
 from .tournament import Settings
@@ -38,6 +41,8 @@ class Report:
     sprt: Sprt | None
     forfeits: dict[str, dict[str, int]] | None = None
     """Games each agent forfeited, by kind (exception, exit, illegal, changed, timeout, crash)."""
+    placings: list[Placing] | None = None
+    """Where each agent finishes, for 3–6-player games (None for 2 players: the pairings say it)."""
 
 
 def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, sprt: Sprt | None = None) -> Report:
@@ -59,7 +64,8 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
         if g.get("forfeit"):
             kinds = forfeits.setdefault(g["forfeit"]["agent"], {})
             kinds[g["forfeit"]["kind"]] = kinds.get(g["forfeit"]["kind"], 0) + 1
-    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits)
+    places = placings(games, played) if settings.game_config.players > 2 else None
+    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits, places)
 
 
 def _fmt(x: float, digits: int = 0) -> str:
@@ -89,6 +95,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
             " ".join(map(str, p.pentanomial)) if p.pentanomial else "-",
         )
     console.print(pairs)
+    if report.placings:
+        _print_placings(report.placings, console)
     for agent, kinds in (report.forfeits or {}).items():
         console.print(f"forfeits of {agent}: {sum(kinds.values())} game(s) ("
                       + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + ")")
@@ -98,15 +106,46 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console.print(f"SPRT: LLR {s.llr:.2f} in [{s.lower:.2f}, {s.upper:.2f}] after {s.pairs} pairs: {verdict}")
 
 
+def _print_placings(places: list[Placing], console: Console) -> None:
+    """The placings table, the best mean rank on top."""
+    table = Table(title=f"Placings ({len(places[0].rank_shares)}-player games, 95 % t-interval over tile-order "
+                        "groups; a tie for first shares it)")
+    for column in ("agent", "games", "1st place % [95 %]", "mean rank [95 %]", "margin over best other [95 %]"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for p in sorted(places, key=lambda p: (p.mean_rank, -p.first)):
+        table.add_row(
+            p.agent, str(p.games), f"{100 * p.first:.1f} [{100 * p.first_ci[0]:.1f}, {100 * p.first_ci[1]:.1f}]",
+            f"{p.mean_rank:.2f} [{p.mean_rank_ci[0]:.2f}, {p.mean_rank_ci[1]:.2f}]",
+            f"{_fmt(p.margin, 1)} [{_fmt(p.margin_ci[0], 1)}, {_fmt(p.margin_ci[1], 1)}]",
+        )
+    console.print(table)
+
+
+def _placing_row(p: Placing) -> dict[str, Any]:
+    """One ``placings.csv`` row: every interval as ``_low``/``_high`` columns, the rank shares as ``rank_1`` …"""
+    return {
+        "agent": p.agent, "games": p.games, "groups": p.groups,
+        "first": p.first, "first_low": p.first_ci[0], "first_high": p.first_ci[1],
+        "mean_rank": p.mean_rank, "mean_rank_low": p.mean_rank_ci[0], "mean_rank_high": p.mean_rank_ci[1],
+        "margin": p.margin, "margin_low": p.margin_ci[0], "margin_high": p.margin_ci[1],
+        **{f"rank_{r}": share for r, share in enumerate(p.rank_shares, 1)},
+    }
+
+
 def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
-    """``ratings.csv``, ``pairings.csv``, ``summary.json`` and ``ratings.png`` in ``out``; their paths."""
+    """``ratings.csv``, ``pairings.csv``, ``summary.json``, ``ratings.png`` and, with placings,
+    ``placings.csv`` in ``out``; their paths."""
     paths = [out / "ratings.csv", out / "pairings.csv", out / "summary.json", out / "ratings.png"]
     rows = [asdict(r) for r in report.ratings]
     pair_rows = [
         {**asdict(p), "win_ci": list(p.win_ci), "paired_score_ci": list(p.paired_score_ci), "elo_ci": list(p.elo_ci)}
         for p in report.pairings
     ]
-    for path, table in zip(paths[:2], (rows, pair_rows), strict=True):
+    tables = {paths[0]: rows, paths[1]: pair_rows}
+    if report.placings is not None:
+        paths.append(out / "placings.csv")
+        tables[paths[-1]] = [_placing_row(p) for p in report.placings]
+    for path, table in tables.items():
         with atomic_path(path) as tmp, tmp.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["agent"])
             writer.writeheader()
@@ -116,6 +155,8 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
         "pairings": pair_rows, "ms_per_decision": report.ms_per_decision, "forfeits": report.forfeits or {},
         "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
     }
+    if report.placings is not None:
+        summary["placings"] = [asdict(p) for p in report.placings]
     atomic_write_text(paths[2], dumps(_strict(summary), indent=1) + "\n")
     _plot(report, paths[3])
     return paths

@@ -25,7 +25,7 @@ from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionE
 from carcassonne_env.play import PlayError
 from carcassonne_env.play.terminal import TableInterrupted
 from carcassonne_env.players import EngineAgent
-from training.arena import ladder
+from training.arena import ladder, tower_stats
 from training.arena.backends import BACKENDS, Backend, WorkerLost, make_backend
 from training.arena.match import MatchError, build_agents, close_agents, play_out
 from training.arena.ray_support import RayError
@@ -288,11 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
                                     "users' figures are comparable. The ladder's games among themselves come "
                                     "from a store of games played once by this code (shipped, or the user cache, "
                                     "filled by the first evaluation that plays them); SPEC plays only its own. "
+                                    "With --players N from 3 to 6: the ladder "
+                                    f"{', '.join(ladder.MULTIPLAYER_LADDER)} on the N-player tower variant, less "
+                                    "the agents whose shipped values are not made for N players (a note names "
+                                    f"them), completed to N agents by {', '.join(ladder.RESERVES)} in this order; "
+                                    "every set of N agents plays each seed in every seat rotation; its ladder "
+                                    "games are stored in the user cache only. "
                                     "With --backend process, --workers defaults to the free cores (the cores less "
                                     "the load average).")
     ev.add_argument("spec", metavar="SPEC", help=f"the {_SPEC_HELP}")
-    ev.add_argument("--seeds", type=argtypes.count, default=100, metavar="N", help="tile orders per pairing, each "
-                    "played in both seats (default 100: 200 games per pairing)")
+    ev.add_argument("--players", type=int, choices=range(GameConfig.MIN_PLAYERS, GameConfig.MAX_PLAYERS + 1),
+                    default=2, metavar="{2..6}", help="players per game, and the ladder of that count (default 2)")
+    others = ", ".join(f"{n} players {s}" for n, s in ladder.DEFAULT_SEEDS.items() if n != 2)
+    ev.add_argument("--seeds", type=argtypes.count, default=ladder.DEFAULT_SEEDS[2], action=_GivenSeeds,
+                    metavar="N", help="tile orders per table, each played in every seat rotation (default "
+                    f"{ladder.DEFAULT_SEEDS[2]} for 2 players: {2 * ladder.DEFAULT_SEEDS[2]} games per pairing; "
+                    f"{others}: a first evaluation, which also plays the ladder's own games, takes about 10 "
+                    "minutes on 2 cores)")
+    ev.set_defaults(seeds_given=False)
     _add_backend(ev, "the free cores")
     ev.add_argument("--out", type=_directory, metavar="DIR",
                     help="output directory (default runs/evaluate/SPEC, the SPEC's / and : as _)")
@@ -323,6 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "as for carcassonne tournament (default process)")
     bench.add_argument("--address", metavar="ADDR", help="tournament with --backend ray: the Ray cluster (default: "
                        "a local Ray of 1, then 2 cores)")
+    stats = sub.add_parser("stats", help="what the tower changes: captures, ransoms, floors by colour per agent",
+                           description=tower_stats.DESCRIPTION)
+    tower_stats.add_arguments(stats)
     train.add_parser(sub)
     return parser
 
@@ -444,26 +460,41 @@ def _shipped() -> str:
         return str(ladder.SHIPPED)
 
 
+class _GivenSeeds(argparse.Action):
+    """evaluate's ``--seeds N``, noting that it was given (``seeds_given``): its default depends on
+    ``--players`` (:data:`training.arena.ladder.DEFAULT_SEEDS`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.seeds_given = True
+
+
 def _evaluate(args: argparse.Namespace) -> None:
-    """SPEC in a round robin with the ladder; the ladder's games among themselves from a store when one
-    has them, and stored in the user cache once this run has played them (:mod:`training.arena.ladder`)."""
-    specs = list(dict.fromkeys([args.spec, *ladder.LADDER]))
+    """SPEC in a round robin with the ladder of ``--players`` (:func:`training.arena.ladder.ladder_for`);
+    the ladder's games among themselves from a store when one has them, and stored in the user cache
+    once this run has played them (:mod:`training.arena.ladder`)."""
+    members, notes = ladder.ladder_for(args.players)
+    # a table of 3 or more seats plays the rotations of its own cyclic order: a ladder agent as SPEC keeps
+    # its place in the ladder, so that the ladder's tables are those of its store (2 players: SPEC first)
+    specs = list(members) if args.players > 2 and args.spec in members else list(dict.fromkeys([args.spec, *members]))
+    seeds = args.seeds if args.seeds_given else ladder.DEFAULT_SEEDS[args.players]
     args.out = args.out or Path("runs") / "evaluate" / re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec)
     if args.workers is None and args.backend == "process":
         from training.sb3.threads import free_cores
 
         args.workers = free_cores()  # evaluate's default: every free core (tournament's is 1)
-    settings = _settings(args, specs, "round_robin", args.seeds, ladder.ladder_config())
-    mine = ladder.fingerprint()
-    given, notes = ladder.stored_games(settings, ladder.LADDER, mine)
-    for note in notes:
+    settings = _settings(args, specs, "round_robin", seeds, ladder.ladder_config(args.players))
+    mine = ladder.fingerprint_for(args.players)
+    given, stored_notes = ladder.stored_games(settings, members, mine)
+    for note in [*notes, *stored_notes]:
         print(f"carcassonne evaluate: {note}", file=sys.stderr)
     _tournament(args, settings, "random", given, mine.key)
     wanted = [args.store_ladder] if args.store_ladder else []
-    if len(given) < sum(ladder.is_ladder_game(f.seats, ladder.LADDER) for f in settings.fixtures()):
+    if len(given) < sum(ladder.is_ladder_game(f.seats, members) for f in settings.fixtures()):
         wanted.append(None)  # the cache's file
     for path in wanted:
-        stored = ladder.store_games(settings, args.out, ladder.LADDER, mine, path)
+        stored = ladder.store_games(settings, args.out, members, mine, path)
         print(f"stored the ladder's games in {stored}" if stored else "the ladder's games of this run are not "
               "stored: some were forfeited or played under --move-time-limit or by other code", file=sys.stderr)
 
@@ -564,6 +595,8 @@ def _run(argv: list[str]) -> int:
             _tournament(args, _settings(args, args.specs, mode, per_table, _config(args, args.players)), anchor)
         elif args.command == "evaluate":
             _evaluate(args)
+        elif args.command == "stats":
+            return tower_stats.run(args, "carcassonne stats")
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,

@@ -1,0 +1,195 @@
+"""``carcassonne evaluate SPEC --players N``: the ladder of each player count and its stored games
+(training/arena/ladder.py, training/cli/main.py)."""
+
+import csv
+import gzip
+import json
+import shutil
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.shipped_values import PRETRAINED_DIR
+from carcassonne_env.engine import GameConfig
+from training.arena import ladder, tournament
+from training.arena.tournament import Settings
+from training.cli import main as cli
+from training.cli.main import main
+
+TOWER = ("tower", "black_tower", "watchtowers")
+LEGAL = '''
+class FirstLegal:
+    def choose_action(self, game):
+        return game.legal_actions()[0]
+
+
+class LastLegal:
+    def choose_action(self, game):
+        return game.legal_actions()[-1]
+'''
+
+
+@pytest.fixture
+def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """Two instant agents (the first and the last legal action), an empty cache in ``tmp_path`` and no
+    shipped store."""
+    monkeypatch.setattr(ladder, "SHIPPED", tmp_path / "shipped.jsonl.gz")
+    monkeypatch.setenv("CARCASSONNE_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "legal.py").write_text(LEGAL)
+    return f"{tmp_path / 'legal.py'}:FirstLegal", f"{tmp_path / 'legal.py'}:LastLegal"
+
+
+@pytest.fixture
+def played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of games each tournament run plays (the stored games it was given are not played)."""
+    counts: list[int] = []
+    play = tournament.play_fixtures
+
+    def counting(config: GameConfig, fixtures: Any, *args: Any, **kwargs: Any) -> Generator[Any, None, None]:
+        counts.append(len(fixtures))
+        yield from play(config, fixtures, *args, **kwargs)
+
+    monkeypatch.setattr(tournament, "play_fixtures", counting)
+    return counts
+
+
+def _games(out: Path) -> list[dict[str, Any]]:
+    return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()),
+                  key=lambda g: int(g["index"]))
+
+
+def _without_timings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in g.items() if k not in ("seconds", "max_seconds")} for g in games]
+
+
+def _header(store: Path) -> dict[str, Any]:
+    with gzip.open(store, "rt", encoding="utf-8") as f:
+        header: dict[str, Any] = json.loads(f.readline())
+    return header
+
+
+COMMON = ["--seeds", "1", "--workers", "1", "--no-progress"]
+
+
+# ------------------------------------------------------------------------------ the ladder of each count
+def test_two_players_keep_the_reference_ladder_and_its_fingerprint() -> None:
+    assert ladder.ladder_for(2) == (("random", "greedy", "mcts:sims=200"), [])
+    assert ladder.fingerprint_for(2) == ladder.fingerprint()
+
+
+def test_five_players_leave_out_the_shipped_values_made_for_fewer_and_fill_in_reserves() -> None:
+    # the shipped linear value and afterstate network are made for 2, 3 and 4 players: at 5 the
+    # ladder is random and greedy, then the first three reserves make it 5 agents
+    members, notes = ladder.ladder_for(5)
+    assert members == ("random", "greedy", "greedy:fast=1", "mcts:sims=50", "mcts:sims=100")
+    assert notes[0].startswith("the 5-player ladder leaves out greedy:value=linear: ") and "not 5" in notes[0]
+    assert notes[1].startswith("the 5-player ladder leaves out afterstate:pretrained: ") and "not 5" in notes[1]
+    assert notes[2] == "the 5-player ladder: random, greedy, greedy:fast=1, mcts:sims=50, mcts:sims=100"
+
+
+def test_the_fingerprint_of_three_players_covers_the_shipped_values_of_three(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ladder, "PRETRAINED_DIR", tmp_path)
+    base = ladder.fingerprint()
+    assert ladder.fingerprint_for(3) == base  # no 3-player file there
+    (tmp_path / "value_linear_3p.json").write_text('{"weights": [1]}')
+    first = ladder.fingerprint_for(3)
+    (tmp_path / "value_linear_3p.json").write_text('{"weights": [2]}')
+    second = ladder.fingerprint_for(3)
+    assert len({base.code, first.code, second.code}) == 3 and first.python == base.python
+    assert ladder.fingerprint_for(4) == base  # another count's files do not count
+
+
+# ------------------------------------------------------------------------------ settings and errors
+def test_the_settings_of_each_player_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[Settings] = []
+
+    def capture(args: Any, settings: Settings, *rest: Any, **kwargs: Any) -> None:
+        runs.append(settings)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli, "_tournament", capture)
+    for argv in (["greedy:fast=1"], ["greedy:fast=1", "--players", "3"], ["greedy:fast=1", "--players", "3",
+                                                                          "--seeds", "100"]):
+        with pytest.raises(SystemExit):
+            main(["evaluate", *argv])
+    two, three, three_given = runs
+    # 2 players: what evaluate always played, fixture by fixture
+    assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200"), seeds=100,
+                           config=GameConfig(players=2, expansions=TOWER).to_dict())
+    assert len(two.fixtures()) == 6 * 2 * 100  # 6 pairings, both seats, 100 seeds
+    assert three.game_config == GameConfig(players=3, expansions=TOWER)
+    assert (three.seeds, three_given.seeds) == (ladder.DEFAULT_SEEDS[3], 100)
+    assert three.agents == ("greedy:fast=1", *ladder.ladder_for(3)[0])
+
+
+@pytest.mark.parametrize("argv", [
+    ["random", "--players", "7"],
+    [f"afterstate:{PRETRAINED_DIR / 'afterstate_tower_2p.npz'}", "--players", "3"],
+    ["ppo:pretrained", "--players", "3"],
+])
+def test_what_cannot_be_evaluated_is_refused_in_one_line(argv: list[str], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    if argv[0] == "ppo:pretrained":
+        pytest.importorskip("stable_baselines3")
+    try:
+        code = main(["evaluate", *argv, "--out", str(tmp_path / "out")])
+    except SystemExit as e:  # argparse
+        code = e.code if isinstance(e.code, int) else 1
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("carcassonne evaluate: error: ")
+    assert ("invalid choice: 7" in last) if argv[0] == "random" else ("made for a game of 2 players" in last
+                                                                      and "not for this game of 3 players" in last)
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------ 3 and 4 players, stored games
+def test_a_three_player_evaluation_takes_the_ladders_games_from_the_cache(
+        agents: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played: list[int],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    first, last = agents
+    monkeypatch.setattr(ladder, "MULTIPLAYER_LADDER", ("random", "greedy:fast=1"))
+    monkeypatch.setattr(ladder, "RESERVES", (last,))  # the third agent a 3-player ladder needs
+    # a ladder agent as candidate: the ladder's one table of 3 (in the ladder's order: its 3 seat
+    # rotations are those of the ladder's own games), stored in the cache
+    assert main(["evaluate", "greedy:fast=1", "--players", "3", "--out", str(tmp_path / "ladder"), *COMMON]) == 0
+    assert played == [3] and "stored the ladder's games in" in capsys.readouterr().err
+    assert len(list((tmp_path / "cache").glob("ladder-3p-*-1.jsonl.gz"))) == 1
+    # another candidate: 4 agents make 4 tables of 3; the ladder's table comes from the cache
+    assert main(["evaluate", first, "--players", "3", "--out", str(tmp_path / "cached"), *COMMON]) == 0
+    assert played == [3, 9] and "3 of 3 from the store" in capsys.readouterr().err
+    assert main(["tournament", first, "random", "greedy:fast=1", last, "--players", "3", "--anchor", "random",
+                 "--out", str(tmp_path / "full"), *COMMON]) == 0
+    cached, full = _games(tmp_path / "cached"), _games(tmp_path / "full")
+    assert len(cached) == 12 and _without_timings(cached) == _without_timings(full)
+    assert (tmp_path / "cached" / "ratings.csv").read_text() == (tmp_path / "full" / "ratings.csv").read_text()
+    with (tmp_path / "cached" / "ratings.csv").open() as f:
+        ratings = {row["agent"]: float(row["elo"]) for row in csv.DictReader(f)}
+    assert set(ratings) == {first, "random", "greedy:fast=1", last} and ratings["random"] == 0.0
+
+
+def test_a_three_player_store_is_never_read_for_four_players(
+        agents: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played: list[int],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the same 4 agents are the ladder of 3 and of 4 players: only the player count differs
+    monkeypatch.setattr(ladder, "MULTIPLAYER_LADDER", ("random", "greedy:fast=1", *agents))
+    assert main(["evaluate", "random", "--players", "3", "--out", str(tmp_path / "three"), *COMMON]) == 0
+    assert played == [12]  # 4 tables of 3, 3 rotations each
+    three = tmp_path / "cache" / f"ladder-3p-{ladder.fingerprint_for(3).key}-1.jsonl.gz"
+    four = tmp_path / "cache" / f"ladder-4p-{ladder.fingerprint_for(4).key}-1.jsonl.gz"
+    # even under the 4-player name, and were it played by the same code (the 3-player fingerprint also
+    # covers the shipped values of 3 players), the 3-player store is refused: its games are another game's
+    shutil.copy(three, four)
+    members, config = ladder.ladder_for(4)[0], ladder.ladder_config(4).to_dict()
+    assert ladder._read(four, members, 1, config, ladder.fingerprint_for(3)) == (
+        [], "its games are another ladder's or another game's")
+    capsys.readouterr()
+    assert main(["evaluate", "random", "--players", "4", "--out", str(tmp_path / "four"), *COMMON]) == 0
+    err = capsys.readouterr().err
+    assert played == [12, 4] and "from the store" not in err and "stored the ladder's games in" in err
+    assert {len(g["seats"]) for g in _games(tmp_path / "four")} == {4}
+    assert (_header(three)["settings"]["config"]["players"], _header(four)["settings"]["config"]["players"]) == (3, 4)

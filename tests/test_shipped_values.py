@@ -1,0 +1,73 @@
+"""One spec for every table: the shipped values pick the file made for the game's player count.
+
+``greedy:value=linear``, ``mcts:…,value=linear|afterstate`` and ``afterstate:pretrained`` name a
+family of files in ``agents/pretrained/`` (one per player count); a count without one is refused
+before the first move, naming the counts there are.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import PerPlayerCount, make_agent, position_value
+from agents.compat import check_fits
+from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
+from agents.value import LinearValue
+from carcassonne_env.engine import Game, GameConfig
+
+TOWER = ("tower", "black_tower", "watchtowers")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_shipped_count_has_its_files_made_for_it(players: int) -> None:
+    """The linear value's file records its player count, the network its whole configuration."""
+    linear = json.loads((PRETRAINED_DIR / LINEAR_FILES[players]).read_text())
+    assert linear["players"] == players
+    net = position_value("afterstate")
+    assert isinstance(net, PerPlayerCount)
+    made = net.for_players(players)
+    assert getattr(made, "config") == GameConfig(players=players, expansions=TOWER).to_dict()  # noqa: B009
+
+
+@pytest.mark.parametrize("spec", ["greedy:value=linear", "afterstate:pretrained",
+                                  "mcts:sims=3,guide=1,rollout_turns=0,value=afterstate"])
+@pytest.mark.parametrize("players", [3, 4])
+def test_one_spec_plays_at_every_shipped_count(spec: str, players: int) -> None:
+    config = GameConfig(players=players, expansions=TOWER)
+    agent = make_agent(spec, seed=1)
+    check_fits(agent, config, spec)
+    game = Game(config, seed=5)
+    for _ in range(3 * players):
+        game.apply(agent.choose_action(game))
+    assert game.tiles_placed >= 1
+
+
+def test_the_game_s_count_picks_the_file() -> None:
+    """A 3-player game is valued by the 3-player fit, exactly; a 2-player game by the 2-player one."""
+    family = position_value("linear")
+    assert isinstance(family, PerPlayerCount)
+    for players in (2, 3):
+        game = Game(GameConfig(players=players, expansions=TOWER), seed=11)
+        own = LinearValue.load(PRETRAINED_DIR / LINEAR_FILES[players])
+        assert family.final_scores(game) == own.final_scores(game)
+        assert family.margin(game, 1) == own.margin(game, 1)
+
+
+@pytest.mark.parametrize("spec", ["greedy:value=linear", "afterstate:pretrained", "mcts:sims=3,value=afterstate"])
+def test_a_count_without_a_file_is_refused_naming_the_counts(spec: str) -> None:
+    with pytest.raises(ValueError, match=r"made for games of 2, 3, 4 players, not 5"):
+        check_fits(make_agent(spec, seed=0), GameConfig(players=5, expansions=TOWER), spec)
+
+
+def test_the_network_refuses_another_expansion_set_at_its_count() -> None:
+    spec = "afterstate:pretrained"
+    with pytest.raises(ValueError, match="value network was made for a game of 3 players"):
+        check_fits(make_agent(spec, seed=0), GameConfig(players=3, expansions=("tower",)), spec)
+
+
+def test_the_shipped_files_are_the_ones_named() -> None:
+    assert set(LINEAR_FILES) == set(AFTERSTATE_FILES) == {2, 3, 4}
+    for name in (*LINEAR_FILES.values(), *AFTERSTATE_FILES.values()):
+        assert (PRETRAINED_DIR / name).is_file(), name
