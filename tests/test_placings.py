@@ -126,7 +126,7 @@ def test_a_two_player_report_has_no_placings(tmp_path: Path) -> None:
     printed = io.StringIO()
     print_report(report, Console(file=printed, width=180))
     assert "Pairings" in printed.getvalue()
-    assert "Placings" not in printed.getvalue()
+    assert "Placings" not in printed.getvalue() and "head-to-heads" not in printed.getvalue()
     paths = write_report(report, tmp_path, Settings(agents=("a", "b"), seeds=1))
     assert [p.name for p in paths] == ["ratings.csv", "pairings.csv", "summary.json", "ratings.png"]
     assert "placings" not in json.loads((tmp_path / "summary.json").read_text())
@@ -140,6 +140,7 @@ def test_a_three_player_tournament_reports_placings_that_agree_with_its_games(
     printed = capsys.readouterr().out
     assert "Placings (3-player games" in printed
     assert "margin over best other" in printed
+    assert "head-to-heads" in printed  # a 3-player game is three head-to-heads, not one game, in the ratings
     games = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     summary = json.loads((tmp_path / "summary.json").read_text())
     rows = {r["agent"]: r for r in csv.DictReader((tmp_path / "placings.csv").open())}

@@ -228,12 +228,13 @@ def check(s: Settings) -> None:
     check_agents("anchors", s.anchors, s.game_config())
 
 
-def adopted_init(path: str, config: dict[str, Any]) -> ValueNet:
+def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> ValueNet:
     """The network of ``--init PATH.npz`` for a run of ``config``: itself when made for ``config``;
     made for another player count of the same game (expansions, rules), the same weights with
-    ``config`` (``info`` says where from). The inputs of a network do not depend on the count (a
-    player's own features, the strongest other player's, the pile share), so a network made for 2
-    players plays at 3 as it is; the run's generations then fit new ones on games of its own count.
+    ``config`` (``info`` says where from: ``name``, else ``path``). The inputs of a network do not
+    depend on the count (a player's own features, the strongest other player's, the pile share), so
+    a network made for 2 players plays at 3 as it is; the run's generations then fit new ones on
+    games of its own count.
     ValueError naming both games for any other difference."""
     net = ValueNet.load(path)
     if net.config == config:
@@ -241,7 +242,7 @@ def adopted_init(path: str, config: dict[str, Any]) -> ValueNet:
     if {**net.config, "players": config["players"]} != config:
         raise ValueError(f"--init {path}: the network was made for the game {json.dumps(net.config, sort_keys=True)}; "
                          f"only its player count may differ from this run's {json.dumps(config, sort_keys=True)}")
-    info = {**net.info, "adopted_from": path, "adopted_players": net.config["players"]}
+    info = {**net.info, "adopted_from": name or path, "adopted_players": net.config["players"]}
     return replace(net, config=config, info=info)
 
 
@@ -561,7 +562,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     init_file = _init_file(s.init)
     if init_file is not None and state["best_value"] == init_file and not state["history"] \
             and ValueNet.load(init_file).config != config:  # made for another player count: adopted for this one
-        net = adopted_init(init_file, config)
+        net = adopted_init(init_file, config, s.init)
         net.save(out / "init.npz")
         print(f"== generation 0: {init_file} (made for {net.info['adopted_players']} players) adopted as "
               f"{out / 'init.npz'}", flush=True)

@@ -77,7 +77,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
     # Piped into a file or a log, rich would fold the tables to 80 columns: keep them whole there.
     console = console or Console(width=None if sys.stdout.isatty() else 180)
     ratings = Table(title=f"Ratings (Elo, {report.anchor} = 0, 95 % interval) after {report.games} games")
-    for column in ("agent", "Elo", "95 % interval", "games", "score", "ms/decision"):
+    # With more than two players a game is several head-to-heads (module training.arena.ratings): say so.
+    counted = "games" if report.placings is None else "head-to-heads"
+    for column in ("agent", "Elo", "95 % interval", counted, "score", "ms/decision"):
         ratings.add_column(column, justify="left" if column == "agent" else "right")
     for r in sorted(report.ratings, key=lambda r: -r.elo):
         ratings.add_row(r.agent, _fmt(r.elo), f"[{_fmt(r.low)}, {_fmt(r.high)}]", str(r.games),
