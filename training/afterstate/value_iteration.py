@@ -481,9 +481,11 @@ def _unloadable(path: Path) -> str | None:
     return None
 
 
-def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> None:
+def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path, players: int = 2) -> None:
     """Elo of the best agent against each anchor (95 % interval) over training hours, one point per
-    generation; a clean sweep (infinite Elo) is drawn at the top edge as an open marker."""
+    generation; a clean sweep (infinite Elo) is drawn at the top edge as an open marker. At more than
+    two players the Elo is that of the agent's score against the best of the anchor's copies, so an
+    agent as good as the anchor scores 1 / ``players``: its Elo, −400·log10(players − 1), is drawn dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -505,6 +507,11 @@ def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> 
         ax.annotate(f"g{h['generation']}", (h["hours"], min(top, max(bottom, h["ratings"][anchors[-1]]["elo"]))),
                     fontsize=7, textcoords="offset points", xytext=(0, 6), ha="center")
     ax.axhline(0.0, color="grey", lw=0.8)
+    if players > 2:
+        even = -400.0 * math.log10(players - 1)
+        ax.axhline(even, color="grey", lw=0.8, ls="--")
+        ax.annotate(f"as good as the anchor ({players} players: wins 1/{players})", (hours[0], even), fontsize=7,
+                    textcoords="offset points", xytext=(0, -10), color="grey")
     ax.set_ylim(bottom - 20, top + 40)
     ax.set_xlabel("training hours (wall)")
     ax.set_ylabel("Elo of the best agent against the anchor")
@@ -516,7 +523,7 @@ def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> 
     plt.close(fig)
 
 
-def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path) -> None:
+def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path, players: int = 2) -> None:
     tmp = out / "curve.csv.tmp"
     with tmp.open("w", newline="") as f:
         w = csv.writer(f)
@@ -526,7 +533,7 @@ def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Pat
             w.writerow([h["generation"], int(h["admitted"]), round(h["hours"], 4), h["best"],
                         *(round(h["ratings"][a][k], 4) for a in anchors for k in ("score", "low", "high", "elo"))])
     os.replace(tmp, out / "curve.csv")
-    _plot(history, anchors, out / "ratings.png")
+    _plot(history, anchors, out / "ratings.png", players)
 
 
 def train(s: Settings) -> Path:
@@ -583,7 +590,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             for anchor, r in ratings.items():
                 log.add_scalar(f"anchor/{anchor}/elo", r["elo"], g)
                 log.add_scalar(f"anchor/{anchor}/score", r["score"], g)
-            _write_curve(history, s.anchors, out)
+            _write_curve(history, s.anchors, out, s.players)
             for anchor, r in ratings.items():
                 print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
                       f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
