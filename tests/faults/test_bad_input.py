@@ -321,7 +321,7 @@ TRAIN = ["--total-steps", "0", "--no-progress"]
     (["--device", "gpu"], "--device"),
     (["--max-minutes", "nan"], "--max-minutes"),
     (["--out", "@FILE"], "--out"),
-    (["--players", "3", "--eval-opponents", "greedy:value=linear"], "2 players"),
+    (["--players", "5", "--eval-opponents", "greedy:value=linear"], "2, 3, 4 players, not 5"),
     (["--subprocess-envs", "maybe"], "maybe"),
     (["--nosuch", "1"], "--nosuch"),
 ])
@@ -380,7 +380,7 @@ def test_an_unknown_trainer_preset_is_refused(capsys: pytest.CaptureFixture[str]
     (["--anchors", ""], "--anchors needs at least one agent spec"),
     (["--anchors"], "--anchors takes one comma-separated list"),
     (["--out", "@FILE"], "--out"),
-    (["--players", "3", "--anchors", "greedy:value=linear"], "2 players"),
+    (["--players", "5", "--anchors", "greedy:value=linear"], "2, 3, 4 players, not 5"),
     (["--play-fast", "maybe"], "maybe"),
     (["--generations", "abc"], "--generations"),
     (["--nosuch"], "--nosuch"),
@@ -436,7 +436,7 @@ def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, fla
     (["--checkpoint-every", "-1"], "--checkpoint-every"),
     (["--out", "@FILE"], "--out"),
     (["--address", " "], "--address"),
-    (["--players", "3", "--eval-opponents", "greedy:value=linear"], "2 players"),
+    (["--players", "5", "--eval-opponents", "greedy:value=linear"], "2, 3, 4 players, not 5"),
     (["--iterations", "abc"], "--iterations"),
 ])
 def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path: Path, flags: list[str], message: str,
@@ -504,8 +504,8 @@ def _value_net(path: Path, config: dict[str, object]) -> Path:
     ("greedy:value=@NET", [], "2 players", "3 players"),
     ("mcts:sims=2,value=@NET", ["--expansions", ""], "2 players, expansions tower", "2 players, expansions none"),
     ("afterstate:@NET", ["--rules", "no_ransom"], "no_ransom=False", "no_ransom=True"),
-    ("greedy:value=linear", [], "games of 2 players", "3 players"),
-    ("mcts:sims=2,value=linear", [], "games of 2 players", "3 players"),
+    ("greedy:value=linear", [], "games of 2, 3, 4 players", "not 5"),
+    ("mcts:sims=2,value=linear", [], "games of 2, 3, 4 players", "not 5"),
 ])
 @pytest.mark.parametrize("command", ["play", "tournament"])
 def test_a_value_model_made_for_another_game_configuration_is_refused_naming_both(
@@ -517,11 +517,12 @@ def test_a_value_model_made_for_another_game_configuration_is_refused_naming_bot
     net = _value_net(tmp_path / "v.npz", GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
                      .to_dict())
     spec = spec.replace("@NET", str(net))
-    players = "3" if wanted.startswith("3") else "2"
+    players = next((word for word in wanted.split() if word.isdigit()), "2")  # the game's player count
     if command == "play":
         argv = ["play", spec, *["random"] * (int(players) - 1), "--quiet", *flags]
     else:
-        argv = ["tournament", spec, "random", "--players", players, "--seeds", "1", "--no-progress", *flags]
+        argv = ["tournament", spec, "random", "--players", players, "--gauntlet", "--seeds", "1", "--no-progress",
+                *flags]
     code, err = cli(argv, capsys)
     assert_clear_error(code, err, made, wanted)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npz"], "a refused command wrote files"
