@@ -46,10 +46,13 @@ def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgen
     return GreedyAgent(seed, fast=fast, value=position_value(value))
 
 
-def _afterstate(seed: int, model: str = "pretrained", fast: bool = False) -> AfterstateAgent:
+def _afterstate(seed: int, model: str = "pretrained", fast: bool = False,
+                spread: float | None = None) -> AfterstateAgent:
     """``afterstate:pretrained`` (a network per player count) or ``afterstate:PATH.npz``: greedy's search on
-    a learned value network."""
-    return AfterstateAgent(seed, pretrained_nets() if model == "pretrained" else load_value_net(model), fast=fast)
+    a learned value network; ``spread=S`` (points) aims at first place with that spread of the final
+    scores, ``spread=0`` at the margin; unset, the network's own (:class:`~agents.afterstate.AfterstateAgent`)."""
+    return AfterstateAgent(seed, pretrained_nets() if model == "pretrained" else load_value_net(model), fast=fast,
+                           spread=spread)
 
 
 def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:

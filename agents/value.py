@@ -31,7 +31,7 @@ from carcassonne_env.engine import Game, Phase, SegmentKind
 
 from .evaluation import margins
 
-__all__ = ["DEFAULT_WEIGHTS", "FEATURES", "LinearValue", "design_row", "feature_rows", "player_features"]
+__all__ = ["DEFAULT_WEIGHTS", "FEATURES", "LinearValue", "design_row", "feature_rows", "next_turn", "player_features"]
 
 #: The per-player features f(p), in the order of the weight vector's two halves (t and t²).
 FEATURES: Final[tuple[str, ...]] = (
@@ -60,7 +60,7 @@ _MONASTERY: Final = SegmentKind.MONASTERY
 DEFAULT_WEIGHTS = Path(str(resources.files("agents").joinpath("pretrained").joinpath("value_linear.json")))
 
 
-def _next_turn(game: Game) -> tuple[int, float]:
+def next_turn(game: Game) -> tuple[int, float]:
     """The player who places the next tile and the share of the pile left when they draw it.
 
     At PLACE that is the current player with the tile in hand. In T3/T4 the tile is down and the
@@ -87,7 +87,7 @@ def feature_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     n = game.num_players
     if game.is_over:
         return [[1.0] + [0.0] * (len(FEATURES) - 1) for _ in range(n)], [float(s) for s in game.scores], 0.0
-    player, t = _next_turn(game)
+    player, t = next_turn(game)
     scores, final = game.end_now_breakdown()
     # Integer sums converted once: the same floats as adding the events one by one (all exact).
     f = [[1.0, float(p == player), float(k[_CITY]), float(k[_ROAD]), float(k[_MONASTERY]), float(k[_FIELD]),

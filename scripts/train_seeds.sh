@@ -5,6 +5,10 @@
 #                (about 4.5 hours on 2 CPU cores a seed; 6 rounds took 0.4 on one H200 with 7 CPU workers)
 #   afterstate   the afterstate trainer of afterstate:pretrained (seed 1; two generations from plain greedy),
 #                checked against greedy:value=linear (about 2 hours on 2 CPU cores a seed)
+#   table3       the 3-player afterstate:pretrained recipe (one generation from the adopted 2-player network),
+#                rated in the run against greedy and greedy:value=linear (about 35 minutes on 2 CPU cores a seed)
+#   table4       the 4-player one (one generation of 1,000 games from the 4-player linear value; about 25 minutes)
+#                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
 #   bash scripts/train_seeds.sh RECIPE [SEED ...] [-- EXTRA TRAIN FLAGS]    # default seeds: 0 1 2
@@ -16,8 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 recipe=${1:-}
 case "$recipe" in
-  distill | afterstate) shift ;;
-  *) echo "usage: bash scripts/train_seeds.sh distill|afterstate [SEED ...] [-- EXTRA TRAIN FLAGS]" >&2; exit 2 ;;
+  distill | afterstate | table3 | table4) shift ;;
+  *) echo "usage: bash scripts/train_seeds.sh distill|afterstate|table3|table4 [SEED ...] [-- EXTRA TRAIN FLAGS]" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC1091
 . .venv/bin/activate
@@ -37,6 +41,14 @@ for seed in "${seeds[@]}"; do
       --no-progress "${resume[@]}" "$@"
     # New tile orders (the trainer rates on 70,000,000 + 1,000 × seed onwards).
     match=("ppo:$out/student.zip" greedy --seed 7100000)
+  elif [[ $recipe == table3 ]]; then
+    carcassonne train afterstate table --players 3 --out "$out" --seed "$seed" --generations 1 --no-progress \
+      "${resume[@]}" "$@"
+    continue
+  elif [[ $recipe == table4 ]]; then
+    carcassonne train afterstate table --players 4 --init linear --games-per-generation 1000 --out "$out" \
+      --seed "$seed" --generations 1 --no-progress "${resume[@]}" "$@"
+    continue
   else
     carcassonne train afterstate full --out "$out" --seed "$seed" --generations 2 --no-progress "${resume[@]}" "$@"
     match=("$(cat "$out/best.spec")" greedy:value=linear --seed 6100000)

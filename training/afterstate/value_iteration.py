@@ -62,6 +62,7 @@ import numpy as np
 from agents import make_agent, position_value
 from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
+from agents.first_place import spread_of_residuals
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
@@ -216,7 +217,7 @@ def check(s: Settings) -> None:
         raise ValueError(f"--address {s.address!r}: only --backend ray runs on a cluster")
     check_out(s.out)
     check_device(s.device, auto=False)
-    for spec in (_spec_of(s.init, fast=False), *s.anchors):
+    for spec in (_spec_of(s.init, fast=False, players=s.players), *s.anchors):
         try:
             make_agent(spec, seed=0)
         except AgentSpecError as e:
@@ -224,7 +225,7 @@ def check(s: Settings) -> None:
     if _init_file(s.init) is not None:
         adopted_init(_init_file(s.init) or "", s.game_config().to_dict())
     else:
-        check_agents("init", [_spec_of(s.init, fast=False)], s.game_config())
+        check_agents("init", [_spec_of(s.init, fast=False, players=s.players)], s.game_config())
     check_agents("anchors", s.anchors, s.game_config())
 
 
@@ -242,7 +243,9 @@ def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> 
     if {**net.config, "players": config["players"]} != config:
         raise ValueError(f"--init {path}: the network was made for the game {json.dumps(net.config, sort_keys=True)}; "
                          f"only its player count may differ from this run's {json.dumps(config, sort_keys=True)}")
-    info = {**net.info, "adopted_from": name or path, "adopted_players": net.config["players"]}
+    # a spread is measured on games of the network's own count (agents.first_place): not carried over
+    info = {**{k: v for k, v in net.info.items() if k != "spread"}, "adopted_from": name or path,
+            "adopted_players": net.config["players"]}
     return replace(net, config=config, info=info)
 
 
@@ -252,14 +255,17 @@ def _init_file(init: str) -> str | None:
     return str(PRETRAINED) if init == "pretrained_2p" else init if init.endswith(".npz") else None
 
 
-def _spec_of(value: str, fast: bool) -> str:
-    """The agent spec that searches on ``value`` (end_now, linear, pretrained_2p or a .npz path)."""
+def _spec_of(value: str, fast: bool, players: int) -> str:
+    """The agent spec that searches on ``value`` (end_now, linear, pretrained_2p or a .npz path). Its
+    networks aim at the margin at every player count (``spread=0`` at 3+ players, where an afterstate
+    agent would otherwise aim at first place with the spread its network records): the run compares
+    values under one aim, the one its anchors and its earlier generations were played with."""
     value = _init_file(value) or value
     option = ",fast=1" if fast else ""
     if value == "end_now":
         return "greedy" + (":fast=1" if fast else "")
     if value.endswith(".npz"):
-        return f"afterstate:{value}{option}"
+        return f"afterstate:{value}{option}" + (",spread=0" if players >= 3 else "")
     return f"greedy:value={value}{option}"
 
 
@@ -416,11 +422,14 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
         for p, saved in zip(model.parameters(), best[1], strict=True):
             p.copy_(saved)
     linears = [m for m in model if isinstance(m, nn.Linear)]
+    # the final scores' noise that explains the held-out error: the spread of the first-place aim at 3+ players
+    spread = {"spread": spread_of_residuals(best[0], float(samples.t[test].mean()), n, s.relative)} \
+        if len(yte) and samples.t[test].mean() > 0 else {}
     net = ValueNet(
         tuple((m.weight.detach().cpu().double().numpy().T.copy(), m.bias.detach().cpu().double().numpy().copy())
               for m in linears),
         mean.astype(np.float64), std.astype(np.float64), config,
-        {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2]},
+        {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2], **spread},
         linear, s.relative,
     )
     return net, {"heldout_mse": best[0], "heldout_mse_end_now": end_now_loss, "heldout_mse_linear": linear_loss,
@@ -541,7 +550,8 @@ def train(s: Settings) -> Path:
     check(s)
     out = Path(s.out)
     with locked_run_state(s, out, _RESUMABLE, {
-            "settings": asdict(s), "generation": 0, "step": "rate", "best": _spec_of(s.init, fast=s.eval_fast),
+            "settings": asdict(s), "generation": 0, "step": "rate",
+            "best": _spec_of(s.init, fast=s.eval_fast, players=s.players),
             "best_value": _init_file(s.init) or s.init, "seconds": 0.0, "history": []},
             choices={"step": _STEPS}) as state:
         return _train(s, out, state)
@@ -573,7 +583,8 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         net.save(out / "init.npz")
         print(f"== generation 0: {init_file} (made for {net.info['adopted_players']} players) adopted as "
               f"{out / 'init.npz'}", flush=True)
-        save(best=_spec_of(str(out / "init.npz"), fast=s.eval_fast), best_value=str(out / "init.npz"))
+        save(best=_spec_of(str(out / "init.npz"), fast=s.eval_fast, players=s.players),
+             best_value=str(out / "init.npz"))
     while True:
         g = int(state["generation"])
         gen = out / f"gen_{g:03d}"
@@ -599,7 +610,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         if g > s.generations:
             break
         if state["step"] == "play":
-            spec = _spec_of(state["best_value"], fast=s.play_fast)
+            spec = _spec_of(state["best_value"], fast=s.play_fast, players=s.players)
             print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
             _self_play(s, g, spec, gen / "self_play", workers)
             save(step="fit")
@@ -623,7 +634,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                   f"{samples.y.size} rows, best epoch {losses['epochs']:.0f}", flush=True)
             save(step="gate")
         if state["step"] == "gate":
-            candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast)
+            candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast, players=s.players)
             print(f"== generation {g}: gate, {candidate} against {state['best']}", flush=True)
             sprt = (0.0, s.gate_elo, 0.05, 0.05) if s.players == 2 else None
             mode = "round_robin" if s.players == 2 else "gauntlet"
