@@ -21,7 +21,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
 
 
 def _run(folder: Path) -> dict[str, Any]:
@@ -48,10 +47,11 @@ def plot(out: Path, folders: list[Path]) -> None:
         history = run["history"]
         hours = [h["hours"] for h in history]
         for ax, anchor in zip(axes, anchors, strict=False):
-            rows = [h["ratings"].get(anchor) for h in history]
+            # no rating while the best agent is the anchor itself (the run started from it)
+            rows = [None if h["best"] == anchor else h["ratings"].get(anchor) for h in history]
             points = [(x, r) for x, r in zip(hours, rows, strict=True) if r is not None]
             if not points:
-                continue  # the run's best was this anchor itself
+                continue
             ax.plot([x for x, _ in points], [r["score"] for _, r in points], marker="o", color=colour, label=label)
             ax.fill_between([x for x, _ in points], [r["low"] for _, r in points], [r["high"] for _, r in points],
                             color=colour, alpha=0.12)
@@ -68,12 +68,18 @@ def plot(out: Path, folders: list[Path]) -> None:
         ax.set_xlabel("training hours (wall)")
     axes[-1].set_title("gate: candidate vs the best (filled: admitted)", fontsize=9)
     axes[-1].set_xlabel("generation")
-    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    generations = sorted({int(g) for run in runs for g in run.get("gates", {})})
+    axes[-1].set_xticks(generations or [1])
+    axes[-1].set_xlim(min(generations or [1]) - 0.5, max(generations or [1]) + 0.5)
     axes[0].set_ylabel(f"score against the best of {n - 1} cop{'y' if n == 2 else 'ies'}" if n > 2 else "score")
     for ax in axes:
         ax.axhline(1.0 / n, color="grey", lw=0.8, ls="--")
         ax.set_ylim(0.0, 1.0)
-        ax.legend(fontsize=7, loc="upper right")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper right")
+        else:
+            ax.text(0.5, 0.5, "not rated: each run's best\nwas this anchor itself", ha="center", fontsize=8,
+                    color="grey", transform=ax.transAxes)
     fig.suptitle(f"Afterstate value iteration at {n} players, {len(runs)} seed{'s' if len(runs) > 1 else ''} "
                  f"(dashed: an equal agent's share, 1/{n})", fontsize=10)
     fig.tight_layout()
