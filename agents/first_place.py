@@ -37,8 +37,9 @@ __all__ = ["NODES", "FirstPlaceChance", "first_place_chance", "spread_of_residua
 #: Quadrature nodes (probabilists' Gauss–Hermite): exact for the product of normal CDFs to ~1e-4.
 NODES = 24
 _X, _W = np.polynomial.hermite_e.hermegauss(NODES)
-_POINTS: tuple[tuple[float, float], ...] = tuple(zip(_X.tolist(), (_W / math.sqrt(2.0 * math.pi)).tolist(),
-                                                     strict=True))
+#: (z / √2, weight / √(2π)) per node: Φ(a + z) = (1 + erf(a / √2 + z / √2)) / 2.
+_POINTS: tuple[tuple[float, float], ...] = tuple(zip((_X / math.sqrt(2.0)).tolist(),
+                                                     (_W / math.sqrt(2.0 * math.pi)).tolist(), strict=True))
 
 
 def first_place_chance(expected: list[float], player: int, s: float) -> float:
@@ -49,12 +50,11 @@ def first_place_chance(expected: list[float], player: int, s: float) -> float:
     if s <= 0.0:
         best = max(others)
         return 0.0 if mine < best else 1.0 if mine > best else 1.0 / (1 + others.count(best))
-    d = [(mine - e) / (s * math.sqrt(2.0)) for e in others]
-    root2 = math.sqrt(0.5)
+    scale = 1.0 / (s * math.sqrt(2.0))
+    d = [(mine - e) * scale for e in others]
     total = 0.0
-    for x, w in _POINTS:
+    for shift, w in _POINTS:
         product = w
-        shift = x * root2
         for di in d:
             product *= 0.5 * (1.0 + math.erf(di + shift))
         total += product
