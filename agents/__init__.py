@@ -49,8 +49,8 @@ def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgen
 def _afterstate(seed: int, model: str = "pretrained", fast: bool = False,
                 spread: float | None = None) -> AfterstateAgent:
     """``afterstate:pretrained`` (a network per player count) or ``afterstate:PATH.npz``: greedy's search on
-    a learned value network; ``spread=S`` (points) aims at first place under a final-score noise of
-    ``S · √t``, ``spread=0`` at the margin; unset, the network's own (:class:`~agents.afterstate.AfterstateAgent`)."""
+    a learned value network; ``spread=S`` (points) aims at first place with that spread of the final
+    scores, ``spread=0`` at the margin; unset, the network's own (:class:`~agents.afterstate.AfterstateAgent`)."""
     return AfterstateAgent(seed, pretrained_nets() if model == "pretrained" else load_value_net(model), fast=fast,
                            spread=spread)
 

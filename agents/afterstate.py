@@ -4,9 +4,8 @@ value network (:class:`~agents.nets.value_net.ValueNet`, trained by ``carcassonn
 Spec ``afterstate:PATH`` (a ``.npz`` written by the trainer) or ``afterstate:pretrained`` (the
 networks shipped in ``agents/pretrained/``, one per player count: the game's count picks its network,
 :mod:`agents.shipped_values`); ``fast=1`` prunes the tower look-ahead at PLACE as greedy's option
-does; at 3 or more players it aims at first place with the noise its network recorded, and
-``spread=S`` (points) sets a noise of ``S · √t`` instead, ``spread=0`` aims at the margin
-(:mod:`agents.first_place`).
+does; at 3 or more players it aims at first place with the spread its network recorded, and
+``spread=S`` (points) sets that spread, ``spread=0`` aims at the margin (:mod:`agents.first_place`).
 The agent refuses a game whose configuration the network was not trained for.
 """
 
@@ -14,12 +13,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 from carcassonne_env.engine import Action, Game
 
-from .first_place import FirstPlaceChance, MeasuredNoise, SqrtNoise
+from .first_place import FirstPlaceChance
 from .greedy import GreedyAgent
 from .nets.value_net import ValueNet
 from .shipped_values import AFTERSTATE_FILES, PRETRAINED_DIR, PerPlayerCount
@@ -54,13 +52,11 @@ class AfterstateAgent(GreedyAgent):
     """Greedy's one-turn search, valued by ``net`` (or, for the shipped family, by its network for the
     game's player count); checks the game's configuration once per game.
 
-    What the search maximises: the expected margin over the best other player, or the chance of first
-    place (:class:`~agents.first_place.FirstPlaceChance`). ``spread`` None: at 3 or more players the
-    chance under the noise the network recorded (``info["noise"]``, its errors on games of its player
-    count, :class:`~agents.first_place.MeasuredNoise`), the margin without one; at 2 players the margin
-    (there the chance of first place ranks the lines as the margin does). ``spread`` S > 0: the chance
-    under a noise of ``S · √t`` points (:class:`~agents.first_place.SqrtNoise`) at every count;
-    ``spread`` 0: the margin at every count."""
+    What the search maximises: the expected margin over the best other player, or, with a ``spread``
+    (points), the chance of first place (:class:`~agents.first_place.FirstPlaceChance`). ``spread``
+    None: the spread the network recorded (``info["spread"]``, measured on games of its player count)
+    at 3 or more players, the margin without one; at 2 players the margin (there the chance of first
+    place ranks the lines as the margin does). ``spread`` 0: the margin at every count."""
 
     def __init__(self, seed: int, net: ValueNet | PerPlayerCount, fast: bool = False,
                  spread: float | None = None) -> None:
@@ -88,11 +84,9 @@ class AfterstateAgent(GreedyAgent):
         if not isinstance(net, ValueNet):
             raise ValueError(f"afterstate: {net!r} is not a value network")
         net.check_config(game.config.to_dict())
-        noise: Callable[[float], float] | None
-        if self.spread is not None:
-            noise = SqrtNoise(self.spread) if self.spread > 0 else None
-        else:
-            recorded = net.info.get("noise") if game.num_players >= 3 else None
-            noise = MeasuredNoise.from_info(recorded) if recorded is not None else None
-        self.value = FirstPlaceChance(net, noise) if noise is not None else net
+        spread = self.spread
+        if spread is None:
+            recorded = net.info.get("spread")
+            spread = float(recorded) if game.num_players >= 3 and isinstance(recorded, (int, float)) else 0.0
+        self.value = FirstPlaceChance(net, spread) if spread > 0 else net
         self._checked = key

@@ -1,7 +1,6 @@
 """Aiming at first place (agents/first_place.py): the chance against its closed form at 2 players and
-against sampling at 4, the certain cases, the example that motivates it — three rivals close behind
-are worse than one rival further behind, although the margin over the best of them is larger — and
-the noise measured from a value's errors read back from errors of known noise."""
+against sampling at 4, the certain cases, and the example that motivates it — three rivals close
+behind are worse than one rival further behind, although the margin over the best of them is larger."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from test_afterstate import ALL, one_layer_net, random_game
 from agents import AgentSpecError, make_agent
 from agents.afterstate import AfterstateAgent, pretrained_nets
 from agents.evaluation import margins
-from agents.first_place import FirstPlaceChance, MeasuredNoise, SqrtNoise, first_place_chance
+from agents.first_place import FirstPlaceChance, first_place_chance, spread_of_residuals
 from agents.nets.value_net import INPUTS
 from carcassonne_env.engine import GameConfig
 from training.afterstate import value_iteration as vi
@@ -60,7 +59,7 @@ def test_three_close_rivals_are_worse_than_one_far_behind() -> None:
 
 def test_the_value_reads_the_base_values_final_scores_and_ends_exact() -> None:
     net = pretrained_nets()
-    value = FirstPlaceChance(net, SqrtNoise(20.0))
+    value = FirstPlaceChance(net, 20.0)
     game = random_game(3, players=3, stop_after=40)
     values, leads = value.margins(game), margins(net.final_scores(game))
     chances = [(v - 0.01 * m) / 100.0 for v, m in zip(values, leads, strict=True)]
@@ -82,79 +81,49 @@ def test_the_afterstate_agent_takes_a_spread_and_refuses_a_bad_one() -> None:
             make_agent(f"afterstate:pretrained,spread={bad}", seed=0)
 
 
-def test_the_noise_is_read_back_from_residuals_of_known_noise() -> None:
-    # final = expected + N(0, sd(t)²) per player, sd(t) = 8 + 6t; residuals centred over 4 players or not
+def test_the_spread_is_read_back_from_residuals_of_known_noise() -> None:
+    # finals = expected + N(0, 15² · t) per player; residuals centred over 4 players
     rng = np.random.default_rng(1)
-    t = rng.uniform(0.0, 1.0, size=200_000)
-    t[:1000] = 0.0  # the finished game: exact, left out
-    noise = (8.0 + 6.0 * t)[:, None] * rng.standard_normal((200_000, 4))
-    noise[:1000] = 0.0
-    for residuals, centred in ((noise - noise.mean(axis=1, keepdims=True), True), (noise, False)):
-        measured = MeasuredNoise.of_residuals(residuals, t, centred=centred)
-        assert len(measured.t) == 10
-        assert measured.t[0] == pytest.approx(0.05, abs=0.002)
-        for knot, sd in zip(measured.t, measured.sd, strict=True):
-            # the root mean square of 8 + 6t over a bin ≈ its value at the bin's mean share
-            assert sd == pytest.approx(8.0 + 6.0 * knot, rel=0.02)
+    t = rng.uniform(0.0, 1.0, size=(200_000, 1))
+    noise = 15.0 * np.sqrt(t) * rng.standard_normal((200_000, 4))
+    centred = noise - noise.mean(axis=1, keepdims=True)
+    assert spread_of_residuals(float((centred ** 2).mean()), float(t.mean()), 4, centred=True) == \
+        pytest.approx(15.0, rel=0.01)
+    assert spread_of_residuals(float((noise ** 2).mean()), float(t.mean()), 4, centred=False) == \
+        pytest.approx(15.0, rel=0.01)
     with pytest.raises(ValueError, match="before the end"):
-        MeasuredNoise.of_residuals(np.zeros((5, 3)), np.zeros(5), centred=True)
+        spread_of_residuals(10.0, 0.0, 4, centred=True)
 
 
-def test_a_measured_noise_runs_through_zero_and_its_knots_and_stays_flat_after_them() -> None:
-    noise = MeasuredNoise((0.2, 0.6), (10.0, 14.0))
-    assert [noise(t) for t in (0.0, 0.1, 0.2, 0.4, 0.6, 0.9)] == pytest.approx([0.0, 5.0, 10.0, 12.0, 14.0, 14.0])
-    assert MeasuredNoise.from_info(noise.to_info()) == noise
-    assert SqrtNoise(20.0)(0.25) == 10.0
-    bad_knots = (((0.6, 0.2), (1.0, 1.0)), ((0.0, 0.5), (1.0, 1.0)), ((0.5,), (-1.0,)), ((0.5,), (1.0, 2.0)), ((), ()))
-    for t, sd in bad_knots:
-        with pytest.raises(ValueError, match="measured noise"):
-            MeasuredNoise(t, sd)
-    for info in ({"t": [0.5]}, {"t": [0.5], "sd": ["x"]}, [0.5, 1.0], {"t": [1.5], "sd": [3.0]}):
-        with pytest.raises(ValueError, match="noise"):
-            MeasuredNoise.from_info(info)
-    with pytest.raises(ValueError, match="spread"):
-        SqrtNoise(0.0)
-
-
-def test_an_afterstate_agent_aims_at_first_place_with_its_networks_noise_from_three_players() -> None:
+def test_an_afterstate_agent_aims_at_first_place_with_its_networks_spread_from_three_players() -> None:
     weights = np.random.default_rng(2).normal(size=len(INPUTS))
-    recorded = {"noise": MeasuredNoise((0.3, 0.9), (11.0, 14.0)).to_info()}
     for players, expected in ((2, "margin"), (3, "first"), (4, "first")):
         config = GameConfig(players=players, expansions=ALL).to_dict()
         net = one_layer_net(weights, 0.0, config)
         game = random_game(7, players=players, stop_after=20)
-        for spread, info, aim in ((None, recorded, expected), (None, {}, "margin"),
-                                  (0.0, recorded, "margin"), (25.0, {}, "first")):
+        for spread, info, aim in ((None, {"spread": 18.0}, expected), (None, {}, "margin"),
+                                  (0.0, {"spread": 18.0}, "margin"), (25.0, {}, "first")):
             agent = AfterstateAgent(0, replace(net, info=info), spread=spread)
             agent.choose_action(game)
             value = agent.value
             assert isinstance(value, FirstPlaceChance) == (aim == "first"), (players, spread, info)
             if isinstance(value, FirstPlaceChance):
-                assert value.noise == (SqrtNoise(spread) if spread else MeasuredNoise.from_info(info["noise"]))
-    broken = replace(one_layer_net(weights, 0.0, GameConfig(players=3, expansions=ALL).to_dict()),
-                     info={"noise": {"t": [0.5]}})
-    with pytest.raises(ValueError, match="recorded noise"):
-        AfterstateAgent(0, broken).choose_action(random_game(7, players=3, stop_after=20))
+                assert value.spread == (spread or info["spread"])
 
 
-def test_the_trainer_records_the_noise_of_its_held_out_errors_and_its_agents_aim_at_the_margin(
-        tmp_path: Path) -> None:
+def test_the_trainer_records_the_spread_and_its_agents_aim_at_the_margin(tmp_path: Path) -> None:
     games = [random_game(s, players=3, expansions=()) for s in range(30, 36)]
     samples = vi.samples_from_games([g.record() for g in games])
     net, losses = vi.fit_value_net(samples, vi.Settings(players=3, epochs=2, holdout=0.34), seed=0, config={})
-    noise = MeasuredNoise.from_info(net.info["noise"])
-    # the games the fit holds out (drawn as fit_value_net draws them): the noise's variances, weighted
-    # by the positions of each pile-share bin and centred over 3 players, give back the fit's held-out error
+    # the games the fit holds out (drawn as fit_value_net draws them), their mean pile share
     held = np.random.default_rng(0).choice(np.unique(samples.game), size=2, replace=False)
-    t = samples.t[np.isin(samples.game, held)]
-    counts = np.bincount(np.minimum((t[t > 0] * 10).astype(int), 9), minlength=10)
-    variances = np.array(noise.sd) ** 2 * (1 - 1 / 3)
-    assert float((counts[counts > 0] * variances).sum() / len(t)) == pytest.approx(losses["heldout_mse"], rel=0.01)
+    held_t = float(samples.t[np.isin(samples.game, held)].mean())
+    assert net.info["spread"] == pytest.approx(spread_of_residuals(losses["heldout_mse"], held_t, 3, centred=True))
     assert vi._spec_of("a.npz", fast=False, players=3) == "afterstate:a.npz,spread=0"
     assert vi._spec_of("a.npz", fast=True, players=2) == "afterstate:a.npz,fast=1"
-    # a noise is measured on games of one count: adopting a network for another count drops it
+    # a spread is measured on games of one count: adopting a network for another count drops it
     two = replace(one_layer_net(np.zeros(len(INPUTS)), 0.0, GameConfig(players=2, expansions=ALL).to_dict()),
-                  info={"noise": MeasuredNoise((0.5,), (30.0,)).to_info()})
+                  info={"spread": 30.0})
     two.save(tmp_path / "two.npz")
     adopted = vi.adopted_init(str(tmp_path / "two.npz"), GameConfig(players=3, expansions=ALL).to_dict())
-    assert "noise" not in adopted.info
+    assert "spread" not in adopted.info

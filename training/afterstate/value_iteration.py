@@ -62,7 +62,7 @@ import numpy as np
 from agents import make_agent, position_value
 from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
-from agents.first_place import MeasuredNoise
+from agents.first_place import spread_of_residuals
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
@@ -75,8 +75,7 @@ from training.checks import SEED_LIMIT, check_agents, check_device, check_out, l
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
-__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "heldout_noise", "samples_from_games",
-           "train"]
+__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
 
 
 @dataclass(frozen=True)
@@ -244,8 +243,8 @@ def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> 
     if {**net.config, "players": config["players"]} != config:
         raise ValueError(f"--init {path}: the network was made for the game {json.dumps(net.config, sort_keys=True)}; "
                          f"only its player count may differ from this run's {json.dumps(config, sort_keys=True)}")
-    # a noise is measured on games of the network's own count (agents.first_place): not carried over
-    info = {**{k: v for k, v in net.info.items() if k != "noise"}, "adopted_from": name or path,
+    # a spread is measured on games of the network's own count (agents.first_place): not carried over
+    info = {**{k: v for k, v in net.info.items() if k != "spread"}, "adopted_from": name or path,
             "adopted_players": net.config["players"]}
     return replace(net, config=config, info=info)
 
@@ -259,7 +258,7 @@ def _init_file(init: str) -> str | None:
 def _spec_of(value: str, fast: bool, players: int) -> str:
     """The agent spec that searches on ``value`` (end_now, linear, pretrained_2p or a .npz path). Its
     networks aim at the margin at every player count (``spread=0`` at 3+ players, where an afterstate
-    agent would otherwise aim at first place with the noise its network records): the run compares
+    agent would otherwise aim at first place with the spread its network records): the run compares
     values under one aim, the one its anchors and its earlier generations were played with."""
     value = _init_file(value) or value
     option = ",fast=1" if fast else ""
@@ -423,31 +422,18 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
         for p, saved in zip(model.parameters(), best[1], strict=True):
             p.copy_(saved)
     linears = [m for m in model if isinstance(m, nn.Linear)]
+    # the final scores' noise that explains the held-out error: the spread of the first-place aim at 3+ players
+    spread = {"spread": spread_of_residuals(best[0], float(samples.t[test].mean()), n, s.relative)} \
+        if len(yte) and samples.t[test].mean() > 0 else {}
     net = ValueNet(
         tuple((m.weight.detach().cpu().double().numpy().T.copy(), m.bias.detach().cpu().double().numpy().copy())
               for m in linears),
         mean.astype(np.float64), std.astype(np.float64), config,
-        {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2]},
+        {"rows": int(train.sum()), "heldout_rows": int(test.sum()), "epochs": best[2], **spread},
         linear, s.relative,
     )
-    if len(yte) and samples.t[test].max() > 0:
-        # the final scores' noise that explains the held-out errors: the first-place aim's at 3+ players
-        net = replace(net, info={**net.info, "noise": heldout_noise(net, samples, test).to_info()})
     return net, {"heldout_mse": best[0], "heldout_mse_end_now": end_now_loss, "heldout_mse_linear": linear_loss,
                  "epochs": float(best[2])}
-
-
-def heldout_noise(net: ValueNet, samples: Samples, rows: np.ndarray) -> MeasuredNoise:
-    """The noise of ``net``'s errors on the positions of ``rows`` (whole positions: every player's row),
-    per pile share (:meth:`agents.first_place.MeasuredNoise.of_residuals`); targets centred over the
-    players for a relative network, as it predicts them."""
-    n = samples.players
-    x = samples.x[rows].reshape(-1, n, samples.x.shape[1])
-    t = samples.t[rows].reshape(-1, n)
-    y = samples.y[rows].reshape(-1, n)
-    if net.relative:
-        y = y - y.mean(axis=1, keepdims=True)
-    return MeasuredNoise.of_residuals(net.corrections(x, t) - y, t[:, 0], net.relative)
 
 
 # ------------------------------------------------------------------------------------------ the gate
