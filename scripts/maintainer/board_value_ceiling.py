@@ -30,7 +30,7 @@ from agents.nets.value_net import INPUTS, value_inputs
 from agents.value import FEATURES, design_row
 from carcassonne_env.engine import Phase
 from carcassonne_env.environment.observation import Encoder
-from training.afterstate.value_iteration import _read_records
+from training.afterstate.value_iteration import read_records
 from training.value.fit_linear import fit as fit_linear
 
 WINDOW = 31
@@ -40,7 +40,7 @@ def encode(folders: list[Path], per_game: int, seed: int) -> dict[str, np.ndarra
     """Sampled PLACE positions of the games: planes (positions, players, C, W, W) uint8, inputs x
     (positions, players, 46), pile share t (positions,), targets y = final − end-now (positions, players)
     and the game index of each position."""
-    records = _read_records(folders)
+    records = read_records(folders)
     rng = np.random.default_rng(seed)
     planes, xs, ts, ys, games = [], [], [], [], []
     for index, record in enumerate(records):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agents.first_place import spread_of_residuals
 from agents.nets.value_net import ValueNet
-from training.afterstate.value_iteration import _read_records, samples_from_games
+from training.afterstate.value_iteration import read_records, samples_from_games
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="record the spread in the network's info")
     args = parser.parse_args()
     net = ValueNet.load(args.network)
-    records = _read_records(args.games)
+    records = read_records(args.games)
     for record in records:
         net.check_config(record.config.to_dict())
     samples = samples_from_games(records)

@@ -18,7 +18,7 @@ import numpy as np
 
 from agents.nets.value_net import INPUTS
 from agents.value import FEATURES, design_row
-from training.afterstate.value_iteration import Settings, _read_records, fit_value_net, samples_from_games
+from training.afterstate.value_iteration import Settings, fit_value_net, read_records, samples_from_games
 from training.value.fit_linear import fit as fit_linear
 
 
@@ -27,7 +27,7 @@ def main(run: Path) -> None:
     folders = sorted(run.glob("gen_*/self_play"))
     if not folders:
         raise SystemExit(f"{run}: no gen_*/self_play folders (not an afterstate run?)")
-    samples = samples_from_games(_read_records(folders))
+    samples = samples_from_games(read_records(folders))
     players = samples.players
     settings = Settings(players=players)
 

@@ -75,7 +75,8 @@ from training.checks import SEED_LIMIT, check_agents, check_device, check_out, l
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
-__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "samples_from_games", "train"]
+__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "read_records", "samples_from_games",
+           "train"]
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,7 @@ def samples_from_games(records: Sequence[GameRecord], td_lambda: float = 1.0,
     return Samples(np.concatenate(xs), np.concatenate(ts), np.concatenate(ys), np.concatenate(gs), len(xs[0]))
 
 
-def _read_records(dirs: Sequence[Path]) -> list[GameRecord]:
+def read_records(dirs: Sequence[Path]) -> list[GameRecord]:
     """The records of the games of self-play tournament directories, in game-index order (every line
     is replayed and checked against its recorded scores as it is read)."""
     records: list[GameRecord] = []
@@ -623,7 +624,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
             print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
             best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
-            samples = samples_from_games(_read_records(paths), s.td_lambda, best_value)
+            samples = samples_from_games(read_records(paths), s.td_lambda, best_value)
             net, losses = fit_value_net(samples, s, s.seed * 1000 + g, config, log, g)
             net = replace(net, info={**net.info, "generation": g, "settings": asdict(s)})
             net.save(gen / "candidate.npz")
