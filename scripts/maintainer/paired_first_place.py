@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from training.arena import tournament
+from training.arena.placings import seat_values
 
 
 def first_place_by_seed(folder: Path) -> tuple[str, dict[int, float]]:
@@ -29,11 +30,9 @@ def first_place_by_seed(folder: Path) -> tuple[str, dict[int, float]]:
     candidate = str(settings["agents"][0])
     shares: dict[int, list[float]] = defaultdict(list)
     for game in tournament.iter_games(folder):
-        seats, ranks = game["seats"], game["ranks"]
-        tied = ranks.count(1)
-        for seat, spec in enumerate(seats):
+        for seat, spec in enumerate(game["seats"]):
             if spec == candidate:
-                shares[int(game["seed"])].append(1.0 / tied if ranks[seat] == 1 else 0.0)
+                shares[int(game["seed"])].append(seat_values(game["scores"], game["ranks"], seat)[0])
     if not shares:
         raise SystemExit(f"{folder}: no games of its candidate")
     return candidate, {seed: float(np.mean(v)) for seed, v in shares.items()}

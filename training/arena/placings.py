@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-__all__ = ["Placing", "placings"]
+__all__ = ["Placing", "placings", "seat_values"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Placing:
     rank_shares: tuple[float, ...]
 
 
-def _seat_values(scores: Sequence[int], ranks: Sequence[int], seat: int) -> tuple[float, float, float]:
+def seat_values(scores: Sequence[int], ranks: Sequence[int], seat: int) -> tuple[float, float, float]:
     """(first-place share, rank, margin over the best other) of ``seat`` in one game."""
     first = 1.0 / ranks.count(1) if ranks[seat] == 1 else 0.0
     best_other = max(s for i, s in enumerate(scores) if i != seat)
@@ -98,7 +98,7 @@ def placings(games: Iterable[Mapping[str, Any]], agents: Sequence[str]) -> list[
                 raise ValueError(f"placings: game {g.get('index')} seats {name!r}, not one of {list(agents)}")
             mine[name].append(seat)
         for name, held in mine.items():
-            values = np.mean([_seat_values(scores, ranks, seat) for seat in held], axis=0)
+            values = np.mean([seat_values(scores, ranks, seat) for seat in held], axis=0)
             cell = sums[name][int(g["group"])]
             cell[0] += 1.0
             for i, v in enumerate(values, 1):
