@@ -6,9 +6,9 @@ games, a linear term over the afterstate value's per-player features explains as
 fits, on the same kind of games and the same held-out whole games, a small convolutional network over
 the environment's observation of each player (its egocentric ``board`` planes max-pooled from 3×3
 sub-cells to one value per cell, and its ``cells`` planes; :mod:`carcassonne_env.environment.observation`)
-next to those 46 inputs, on what the linear term leaves, and prints the held-out mean squared error
+next to those 48 inputs, on what the linear term leaves, and prints the held-out mean squared error
 (points², targets centred over the players) of: the end-now value, the linear term, the linear term
-+ an MLP over the 46 inputs, the linear term + the CNN over the board and the 46 inputs. The two last
++ an MLP over the 48 inputs, the linear term + the CNN over the board and the 48 inputs. The two last
 are trained alike (same epochs, batch, optimiser; the best held-out epoch kept), so a gap between them
 is what the board adds. A sample of positions per game keeps the planes in memory.
 
@@ -38,7 +38,7 @@ WINDOW = 31
 
 def encode(folders: list[Path], per_game: int, seed: int) -> dict[str, np.ndarray]:
     """Sampled PLACE positions of the games: planes (positions, players, C, W, W) uint8, inputs x
-    (positions, players, 46), pile share t (positions,), targets y = final − end-now (positions, players)
+    (positions, players, 48), pile share t (positions,), targets y = final − end-now (positions, players)
     and the game index of each position."""
     records = read_records(folders)
     rng = np.random.default_rng(seed)
@@ -75,7 +75,7 @@ def encode(folders: list[Path], per_game: int, seed: int) -> dict[str, np.ndarra
 
 
 class BoardValue(nn.Module):
-    """A correction per player from its planes and its 46 inputs (the MLP alone when ``board`` is off)."""
+    """A correction per player from its planes and its 48 inputs (the MLP alone when ``board`` is off)."""
 
     def __init__(self, channels: int, inputs: int, board: bool) -> None:
         super().__init__()
