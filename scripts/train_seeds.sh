@@ -8,6 +8,10 @@
 #   table3       the 3-player afterstate:pretrained recipe (one generation from the adopted 2-player network),
 #                rated in the run against greedy and greedy:value=linear (about 35 minutes on 2 CPU cores a seed)
 #   table4       the 4-player one (one generation of 1,000 games from the 4-player linear value; about 25 minutes)
+#   long         issue 52's long run: the afterstate trainer's full recipe for 8 generations past afterstate:pretrained's
+#                2-player network, every generation's best rated against greedy:value=linear, afterstate:pretrained
+#                and mcts:sims=20,guide=1,rollout_turns=0,value=afterstate on 25 tile orders each (about 20 minutes
+#                a generation on 2 CPU cores, 20 more for each admitted one's ratings; use many cores)
 #                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
@@ -20,8 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 recipe=${1:-}
 case "$recipe" in
-  distill | afterstate | table3 | table4) shift ;;
-  *) echo "usage: bash scripts/train_seeds.sh distill|afterstate|table3|table4 [SEED ...] [-- EXTRA TRAIN FLAGS]" >&2; exit 2 ;;
+  distill | afterstate | table3 | table4 | long) shift ;;
+  *) echo "usage: bash scripts/train_seeds.sh distill|afterstate|table3|table4|long [SEED ...] [-- EXTRA TRAIN FLAGS]" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC1091
 . .venv/bin/activate
@@ -44,6 +48,11 @@ for seed in "${seeds[@]}"; do
   elif [[ $recipe == table3 ]]; then
     carcassonne train afterstate table --players 3 --out "$out" --seed "$seed" --generations 1 --no-progress \
       "${resume[@]}" "$@"
+    continue
+  elif [[ $recipe == long ]]; then
+    carcassonne train afterstate full --init pretrained_2p --generations 8 --anchor-seeds 25 \
+      --anchors 'greedy:value=linear,afterstate:pretrained,mcts:sims=20,guide=1,rollout_turns=0,value=afterstate' \
+      --out "$out" --seed "$seed" --no-progress "${resume[@]}" "$@"
     continue
   elif [[ $recipe == table4 ]]; then
     carcassonne train afterstate table --players 4 --init linear --games-per-generation 1000 --out "$out" \

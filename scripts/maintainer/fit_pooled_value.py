@@ -1,0 +1,82 @@
+"""Fit one value network on the self-play games of several afterstate runs of the same game, with the
+trainer's own fit (:func:`training.afterstate.value_iteration.fit_value_net`, the first run's fit
+settings) and write it. Several seeds of a recipe whose generations play the same agent (at 4 players
+every seed's best stayed the 4-player linear value) are one larger sample of that agent's games: the
+linear term's weights then come from 3,348 games instead of 1,000. The network records the spread of
+its held-out games (the first-place aim at 3+ players) and the folders it was fitted on.
+
+Each argument is a run's ``gen_NNN/self_play`` folder, ``FOLDER:N`` for its first N games (by game
+index: a self-play tournament stopped early holds its first games). The 4-player network of
+``afterstate:pretrained`` (seed 0's run was stopped after 348 games of its generation 2):
+
+    python scripts/maintainer/fit_pooled_value.py agents/pretrained/afterstate_tower_4p.npz --seed 7 \\
+        runs/afterstate_4p_seed0/gen_001/self_play runs/afterstate_4p_seed0/gen_002/self_play:348 \\
+        runs/table4_seed1/gen_001/self_play runs/table4_seed2/gen_001/self_play
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from carcassonne_env.engine import GameRecord
+from training.afterstate.value_iteration import Settings, fit_value_net, samples_from_games
+from training.arena import tournament
+
+
+def run_settings(run: Path) -> Settings:
+    """The settings an afterstate run recorded in its ``state.json``."""
+    try:
+        recorded: dict[str, Any] = json.loads((run / "state.json").read_text())["settings"]
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items()}
+        return Settings(**fields)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"{run}: not an afterstate run ({e})") from None
+
+
+def first_games(argument: str) -> tuple[Path, int | None]:
+    """``FOLDER`` or ``FOLDER:N``: the folder and how many of its first games (None: all)."""
+    folder, _, count = argument.rpartition(":") if ":" in argument else (argument, "", "")
+    if count and not (count.isdigit() and int(count) > 0):
+        raise SystemExit(f"{argument}: FOLDER:N wants a positive number of games after the colon")
+    return Path(folder), int(count) if count else None
+
+
+def records_of(folder: Path, count: int | None) -> list[GameRecord]:
+    """The first ``count`` games (all: None) of a self-play folder, by index; every one of them there."""
+    games = sorted(tournament.iter_games(folder), key=lambda g: int(g["index"]))[:count]
+    if count is not None and [int(g["index"]) for g in games] != list(range(count)):
+        raise SystemExit(f"{folder}: does not hold its first {count} games")
+    return [GameRecord.from_dict(g["record"]) for g in games]
+
+
+def main() -> None:
+    """Fit on the games of the self-play folders; write the network to ``out``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the network to write (.npz)")
+    parser.add_argument("folders", nargs="+", help="RUN/gen_NNN/self_play folders of the same game, or FOLDER:N")
+    parser.add_argument("--seed", type=int, required=True, help="seeds the held-out games and the MLP's fit")
+    args = parser.parse_args()
+    folders = [first_games(a) for a in args.folders]
+    settings = [run_settings(folder.parent.parent) for folder, _ in folders]
+    configs = {json.dumps(s.game_config().to_dict(), sort_keys=True) for s in settings}
+    if len(configs) != 1:
+        raise SystemExit(f"the runs play different games: {sorted(configs)}")
+    records = [r for folder, count in folders for r in records_of(folder, count)]
+    s = replace(settings[0], td_lambda=1.0, device="cpu")
+    samples = samples_from_games(records)
+    config = s.game_config().to_dict()
+    net, losses = fit_value_net(samples, s, args.seed, config)
+    net = replace(net, info={**net.info, "pooled_from": list(args.folders), "fit_seed": args.seed})
+    net.save(args.out)
+    print(f"{args.out}: {len(records)} games of {samples.players} players; held-out mean squared error "
+          f"{losses['heldout_mse']:.1f} (end-now {losses['heldout_mse_end_now']:.1f}, linear term "
+          f"{losses['heldout_mse_linear']:.1f}), best epoch {losses['epochs']:.0f}, "
+          f"spread {net.info.get('spread', float('nan')):.2f}")
+
+
+if __name__ == "__main__":
+    main()
