@@ -23,7 +23,7 @@ import zipfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.jsonio import JSONInputError, load
@@ -47,10 +47,14 @@ __all__ = [
     "relocate_run",
     "run_lock",
     "run_state",
+    "saved_settings",
 ]
 
 #: Seeds are below this: numpy's and torch's global seeds (``np.random.seed``) take 32-bit integers.
 SEED_LIMIT = 2**32
+
+
+_S = TypeVar("_S")
 
 
 class SettingError(ValueError):
@@ -236,6 +240,16 @@ def locked_run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: 
         yield run_state(settings, out, resumable, fresh, before, choices)
 
 
+def saved_settings(settings_type: type[_S], recorded: Mapping[str, Any], where: str) -> _S:
+    """The settings (a dataclass) a run saved as the ``settings`` of its ``state.json``, its JSON lists
+    tuples again; SettingError naming ``where`` for a field no setting has."""
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items()}
+    try:
+        return settings_type(**fields)
+    except TypeError as e:
+        raise SettingError(f"{where}: field 'settings': {e}") from None
+
+
 def _no_run(out: Path) -> SettingError:
     return SettingError(f"--resume: no run in {out} (expected state.json)")
 
@@ -244,11 +258,7 @@ def _resumed(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str
              before: Mapping[str, Any] | None, choices: Mapping[str, Collection[str]] | None) -> dict[str, Any]:
     state_path = out / "state.json"
     state = read_state(state_path, {"settings": {}, **fresh}, choices)
-    fields = {**(before or {}), **{k: tuple(v) if isinstance(v, list) else v for k, v in state["settings"].items()}}
-    try:
-        saved = type(settings)(**fields)
-    except TypeError as e:  # a field no setting has
-        raise SettingError(f"--resume: {state_path}: field 'settings': {e}") from None
+    saved = saved_settings(type(settings), {**(before or {}), **state["settings"]}, f"--resume: {state_path}")
     keep = {*resumable, "out"}
     changed = sorted(k for k in asdict(settings) if k not in keep and getattr(settings, k) != getattr(saved, k))
     if changed:

@@ -20,20 +20,18 @@ import argparse
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from carcassonne_env.engine import GameRecord
 from training.afterstate.value_iteration import Settings, fit_value_net, samples_from_games
 from training.arena import tournament
+from training.checks import saved_settings
 
 
 def run_settings(run: Path) -> Settings:
     """The settings an afterstate run recorded in its ``state.json``."""
     try:
-        recorded: dict[str, Any] = json.loads((run / "state.json").read_text())["settings"]
-        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items()}
-        return Settings(**fields)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        return saved_settings(Settings, json.loads((run / "state.json").read_text())["settings"], str(run))
+    except (OSError, ValueError, KeyError) as e:  # SettingError is a ValueError
         raise SystemExit(f"{run}: not an afterstate run ({e})") from None
 
 
