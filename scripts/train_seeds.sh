@@ -8,11 +8,11 @@
 #   table3       the 3-player afterstate:pretrained recipe (one generation from the adopted 2-player network),
 #                rated in the run against greedy and greedy:value=linear (about 35 minutes on 2 CPU cores a seed)
 #   table4       the 4-player one (one generation of 1,000 games from the 4-player linear value; about 25 minutes)
+#                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
 #   long         issue 52's long run: the afterstate trainer's full recipe for 8 generations past afterstate:pretrained's
 #                2-player network, every generation's best rated against greedy:value=linear, afterstate:pretrained
 #                and mcts:sims=20,guide=1,rollout_turns=0,value=afterstate on 25 tile orders each (about 20 minutes
-#                a generation on 2 CPU cores, 20 more for each admitted one's ratings; use many cores)
-#                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
+#                a generation on 2 CPU cores, 20 more for each admitted one's ratings; use many cores; no separate check)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
 #   bash scripts/train_seeds.sh RECIPE [SEED ...] [-- EXTRA TRAIN FLAGS]    # default seeds: 0 1 2
