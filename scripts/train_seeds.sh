@@ -10,7 +10,7 @@
 #   table4       the 4-player one (one generation of 1,000 games from the 4-player linear value; about 25 minutes)
 #                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
 #   long         issue 52's long run: the afterstate trainer's full recipe for 8 generations past afterstate:pretrained's
-#                2-player network, every generation's best rated against greedy:value=linear, afterstate:pretrained
+#                2-player network, each generation fitted on every generation's games so far (--window 8), every generation's best rated against greedy:value=linear, afterstate:pretrained
 #                and mcts:sims=20,guide=1,rollout_turns=0,value=afterstate on 25 tile orders each (about 20 minutes
 #                a generation on 2 CPU cores, 20 more for each admitted one's ratings; use many cores; no separate check)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
@@ -50,7 +50,7 @@ for seed in "${seeds[@]}"; do
       "${resume[@]}" "$@"
     continue
   elif [[ $recipe == long ]]; then
-    carcassonne train afterstate full --init pretrained_2p --generations 8 --anchor-seeds 25 \
+    carcassonne train afterstate full --init pretrained_2p --generations 8 --window 8 --anchor-seeds 25 \
       --anchors 'greedy:value=linear,afterstate:pretrained,mcts:sims=20,guide=1,rollout_turns=0,value=afterstate' \
       --out "$out" --seed "$seed" --no-progress "${resume[@]}" "$@"
     continue
