@@ -10,9 +10,10 @@
 #   table4       the 4-player one (one generation of 1,000 games from the 4-player linear value; about 25 minutes)
 #                (the table recipes have no separate check: their targets are scripts/multiplayer_targets.sh)
 #   long         issue 52's long run: the afterstate trainer's full recipe for 8 generations past afterstate:pretrained's
-#                2-player network, each generation fitted on every generation's games so far (--window 8), every generation's best rated against greedy:value=linear, afterstate:pretrained
-#                and mcts:sims=20,guide=1,rollout_turns=0,value=afterstate on 25 tile orders each (about 20 minutes
-#                a generation on 2 CPU cores, 20 more for each admitted one's ratings; use many cores; no separate check)
+#                2-player network, each fitted on all the run's games so far (--window 8), every generation's best
+#                rated against greedy:value=linear, afterstate:pretrained and
+#                mcts:sims=20,guide=1,rollout_turns=0,value=afterstate on 25 tile orders each (on 2 CPU cores about
+#                16 minutes a generation, 10 more for each admitted one's ratings; use many cores; no separate check)
 # Run it in the background and run it again after a kill: each seed's run resumes where it stopped
 # (a seed already trained and checked is skipped). Needs `bash scripts/setup.sh train` once. Usage:
 #   bash scripts/train_seeds.sh RECIPE [SEED ...] [-- EXTRA TRAIN FLAGS]    # default seeds: 0 1 2
