@@ -16,7 +16,7 @@ import pytest
 from hidden_pile import with_unseen_pile_permuted
 
 from agents import AgentSpecError, GreedyAgent, make_agent
-from agents.afterstate import AfterstateAgent, load_value_net
+from agents.afterstate import PRETRAINED, AfterstateAgent, load_value_net
 from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inputs
 from agents.value import FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Game, GameConfig, Phase
@@ -396,3 +396,14 @@ def test_a_network_made_for_two_players_is_adopted_at_three_as_it_is(tmp_path: P
     vi.check(vi.Settings(out=str(tmp_path / "run"), players=3, init="pretrained_2p"))
     with pytest.raises(ValueError, match="only its player count may differ"):
         vi.check(vi.Settings(out=str(tmp_path / "run"), players=3, expansions=("tower",), init="pretrained_2p"))
+
+
+def test_a_run_names_the_shipped_network_by_a_path_that_moves_with_the_checkout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the checkout's root the run's state names the shipped network relative to it (a copy of the
+    checkout on another machine resumes the run); from elsewhere, by its full path."""
+    root = PRETRAINED.parents[2]
+    monkeypatch.chdir(root)
+    assert vi._spec_of("pretrained_2p", fast=False, players=2) == f"afterstate:{PRETRAINED.relative_to(root)}"
+    monkeypatch.chdir(tmp_path)
+    assert vi._spec_of("pretrained_2p", fast=True, players=2) == f"afterstate:{PRETRAINED},fast=1"

@@ -340,6 +340,16 @@ def relocate_run(data: Any, old: str, out: Path) -> Any:
     return _relocated(data, Path(old), out)
 
 
+def cwd_relative(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it, else as given: how a run names a
+    file of the checkout (a shipped network, the shipped store), so that its state resumes in another
+    checkout or on another machine, as the run's own ``DIR/FILE`` paths do."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as JSON atomically (a temporary file, then a rename): a kill leaves the old file
     or the new one, never half of one. NaN and infinities are refused (JSON has none)."""

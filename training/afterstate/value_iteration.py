@@ -71,7 +71,15 @@ from training.arena import tournament
 from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
 from training.arena.ratings import head_to_heads, pair_stats
-from training.checks import SEED_LIMIT, check_agents, check_device, check_out, locked_run_state, write_json
+from training.checks import (
+    SEED_LIMIT,
+    check_agents,
+    check_device,
+    check_out,
+    cwd_relative,
+    locked_run_state,
+    write_json,
+)
 from training.sb3.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
@@ -252,8 +260,9 @@ def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> 
 
 def _init_file(init: str) -> str | None:
     """The network file of ``--init`` (a .npz, or the shipped 2-player one for ``pretrained_2p``); None for a
-    value that is no network (end_now, linear)."""
-    return str(PRETRAINED) if init == "pretrained_2p" else init if init.endswith(".npz") else None
+    value that is no network (end_now, linear). The shipped one is named relative to the working directory
+    when it lies below it, as the run's own files are: a run copied to another checkout resumes there."""
+    return cwd_relative(PRETRAINED) if init == "pretrained_2p" else init if init.endswith(".npz") else None
 
 
 def _spec_of(value: str, fast: bool, players: int) -> str:

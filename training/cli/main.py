@@ -31,6 +31,7 @@ from training.arena.match import MatchError, build_agents, close_agents, play_ou
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
 from training.arena.tournament import Settings, TournamentError
+from training.checks import cwd_relative
 
 from . import play_human, train
 from .dialect import names, refuse_old_spellings, spec_list
@@ -310,9 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", type=_directory, metavar="DIR",
                     help="output directory (default runs/evaluate/SPEC, the SPEC's / and : as _)")
     _flag(ev, "--resume", "continue the evaluation in --out, skipping finished games")
+    shipped = cwd_relative(ladder.SHIPPED)
     ev.add_argument("--store-ladder", type=_suffixed(".gz"), metavar="FILE", help="also write the ladder's games "
                     f"among themselves to FILE, a store like the shipped {ladder.SHIPPED.name} (rewrite that one "
-                    f"after changing the engine or agents: evaluate random --store-ladder {_shipped()})")
+                    f"after changing the engine or agents: evaluate random --store-ladder {shipped})")
     _add_faults(ev)
     _add_progress(ev)
 
@@ -450,14 +452,6 @@ def _tournament(args: argparse.Namespace, settings: Settings, anchor: str | None
     print_report(report)
     for path in write_report(report, args.out, settings):
         print(f"wrote {path}")
-
-
-def _shipped() -> str:
-    """The shipped store's path, relative to the working directory when it is below it."""
-    try:
-        return str(ladder.SHIPPED.relative_to(Path.cwd()))
-    except ValueError:
-        return str(ladder.SHIPPED)
 
 
 class _GivenSeeds(argparse.Action):
