@@ -64,7 +64,7 @@ def plot(out: Path, folders: list[Path]) -> None:
                               mfc=colour if admitted else "white", capsize=3,
                               label=label if g == min(gates, key=int) else None)
     for ax, anchor in zip(axes, anchors, strict=False):
-        ax.set_title(f"best agent vs {anchor}", fontsize=9)
+        ax.set_title(f"best agent vs {anchor}".replace(",guide", ",\nguide"), fontsize=9)
         ax.set_xlabel("training hours (wall)")
     axes[-1].set_title("gate: candidate vs the best (filled: admitted)", fontsize=9)
     axes[-1].set_xlabel("generation")
