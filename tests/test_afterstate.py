@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -348,6 +349,27 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     assert [h["generation"] for h in state["history"]] == [0, 1, 2]
     rows = (out / "curve.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[0].startswith("generation,admitted,hours,best")
+
+
+def test_a_run_stopped_inside_a_step_keeps_the_time_it_spent(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run clock (the curve's hours) counts a step stopped half-way: its finished games are kept
+    and the resumed step goes on from them, so the time they took was training time."""
+    saved: list[float] = []
+
+    def stopped(*args: object) -> None:
+        saved.append(json.loads((tmp_path / "run" / "state.json").read_text())["seconds"])
+        time.sleep(0.5)
+        raise KeyboardInterrupt
+
+    settings = replace(vi.PRESETS["quick"][1], out=str(tmp_path / "run"), expansions=(), anchors=("random",),
+                       anchor_seeds=1, workers=1, progress=False)
+    monkeypatch.setattr(vi, "_self_play", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        vi.train(settings)
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["step"] == "play" and state["generation"] == 1
+    assert state["seconds"] - saved[0] >= 0.5
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [

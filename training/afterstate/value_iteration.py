@@ -595,76 +595,79 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
               f"{out / 'init.npz'}", flush=True)
         save(best=_spec_of(str(out / "init.npz"), fast=s.eval_fast, players=s.players),
              best_value=str(out / "init.npz"))
-    while True:
-        g = int(state["generation"])
-        gen = out / f"gen_{g:03d}"
-        if state["step"] == "rate":
-            print(f"== generation {g}: rating {state['best']} against {', '.join(s.anchors)}", flush=True)
-            admitted = bool(state.get("admitted", True))
-            if admitted or not state["history"]:
-                ratings = _rate(s, g, state["best"], gen / "anchors", workers)
-            else:  # the best did not change: its games against the anchors would be the same
-                ratings = state["history"][-1]["ratings"]
-            hours = (base_seconds + time.time() - started) / 3600
-            entry = {"generation": g, "admitted": admitted, "hours": hours, "best": state["best"], "ratings": ratings}
-            history = [h for h in state["history"] if h["generation"] != g] + [entry]
-            for anchor, r in ratings.items():
-                log.add_scalar(f"anchor/{anchor}/elo", r["elo"], g)
-                log.add_scalar(f"anchor/{anchor}/score", r["score"], g)
-            _write_curve(history, s.anchors, out, s.players)
-            for anchor, r in ratings.items():
-                print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
-                      f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
-            save(history=history, step="play", generation=g + 1)
-            continue
-        if g > s.generations:
-            break
-        if state["step"] == "play":
-            spec = _spec_of(state["best_value"], fast=s.play_fast, players=s.players)
-            print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
-            _self_play(s, g, spec, gen / "self_play", workers)
-            save(step="fit")
-        if state["step"] == "gate" and (damaged := _unloadable(gen / "candidate.npz")) is not None:
-            print(f"   {gen / 'candidate.npz'} cannot be loaded ({damaged}): fitting it again", flush=True)
-            shutil.rmtree(gen / "gate", ignore_errors=True)  # games of the lost candidate
-            save(step="fit")
-        if state["step"] == "fit":
-            first = max(1, g - s.window + 1)
-            paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
-            print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
-            best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
-            samples = samples_from_games(read_records(paths), s.td_lambda, best_value)
-            net, losses = fit_value_net(samples, s, s.seed * 1000 + g, config, log, g)
-            net = replace(net, info={**net.info, "generation": g, "settings": asdict(s)})
-            net.save(gen / "candidate.npz")
-            for k, v in losses.items():
-                log.add_scalar(f"fit/{k}", v, g)
-            print(f"   held-out mean squared error {losses['heldout_mse']:.1f} (end-now value: "
-                  f"{losses['heldout_mse_end_now']:.1f}, linear term alone: {losses['heldout_mse_linear']:.1f}), "
-                  f"{samples.y.size} rows, best epoch {losses['epochs']:.0f}", flush=True)
-            save(step="gate")
-        if state["step"] == "gate":
-            candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast, players=s.players)
-            print(f"== generation {g}: gate, {candidate} against {state['best']}", flush=True)
-            sprt = (0.0, s.gate_elo, 0.05, 0.05) if s.players == 2 else None
-            mode = "round_robin" if s.players == 2 else "gauntlet"
-            games, decision = _tournament(s, gen / "gate", (candidate, state["best"]), mode, s.gate_seeds,
-                                          50_000_000 + 100_000 * s.seed + 1_000 * g, workers, sprt)
-            passed, gate = gate_passes(games, candidate, state["best"], decision, s.players)
-            for k, v in gate.items():
-                log.add_scalar(f"gate/{k}", v, g)
-            print(f"   score {gate['score']:.3f} [{gate['score_low']:.3f}, {gate['score_high']:.3f}] over "
-                  f"{gate['games']:.0f} games, SPRT {decision or 'undecided'}: "
-                  + ("admitted" if passed else "not admitted"), flush=True)
-            changes: dict[str, Any] = {"step": "rate", "admitted": passed,
-                                       "gates": {**state.get("gates", {}), str(g): {**gate, "sprt": decision}}}
-            if passed:
-                shutil.copyfile(gen / "candidate.npz", out / "best.npz.tmp")
-                os.replace(out / "best.npz.tmp", out / "best.npz")
-                changes.update(best=candidate, best_value=str(gen / "candidate.npz"), best_generation=g)
-            save(**changes)
-    log.close()
-    save()
+    try:
+        while True:
+            g = int(state["generation"])
+            gen = out / f"gen_{g:03d}"
+            if state["step"] == "rate":
+                print(f"== generation {g}: rating {state['best']} against {', '.join(s.anchors)}", flush=True)
+                admitted = bool(state.get("admitted", True))
+                if admitted or not state["history"]:
+                    ratings = _rate(s, g, state["best"], gen / "anchors", workers)
+                else:  # the best did not change: its games against the anchors would be the same
+                    ratings = state["history"][-1]["ratings"]
+                hours = (base_seconds + time.time() - started) / 3600
+                entry = {"generation": g, "admitted": admitted, "hours": hours, "best": state["best"],
+                         "ratings": ratings}
+                history = [h for h in state["history"] if h["generation"] != g] + [entry]
+                for anchor, r in ratings.items():
+                    log.add_scalar(f"anchor/{anchor}/elo", r["elo"], g)
+                    log.add_scalar(f"anchor/{anchor}/score", r["score"], g)
+                _write_curve(history, s.anchors, out, s.players)
+                for anchor, r in ratings.items():
+                    print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
+                          f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
+                save(history=history, step="play", generation=g + 1)
+                continue
+            if g > s.generations:
+                break
+            if state["step"] == "play":
+                spec = _spec_of(state["best_value"], fast=s.play_fast, players=s.players)
+                print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
+                _self_play(s, g, spec, gen / "self_play", workers)
+                save(step="fit")
+            if state["step"] == "gate" and (damaged := _unloadable(gen / "candidate.npz")) is not None:
+                print(f"   {gen / 'candidate.npz'} cannot be loaded ({damaged}): fitting it again", flush=True)
+                shutil.rmtree(gen / "gate", ignore_errors=True)  # games of the lost candidate
+                save(step="fit")
+            if state["step"] == "fit":
+                first = max(1, g - s.window + 1)
+                paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
+                print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
+                best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
+                samples = samples_from_games(read_records(paths), s.td_lambda, best_value)
+                net, losses = fit_value_net(samples, s, s.seed * 1000 + g, config, log, g)
+                net = replace(net, info={**net.info, "generation": g, "settings": asdict(s)})
+                net.save(gen / "candidate.npz")
+                for k, v in losses.items():
+                    log.add_scalar(f"fit/{k}", v, g)
+                print(f"   held-out mean squared error {losses['heldout_mse']:.1f} (end-now value: "
+                      f"{losses['heldout_mse_end_now']:.1f}, linear term alone: {losses['heldout_mse_linear']:.1f}), "
+                      f"{samples.y.size} rows, best epoch {losses['epochs']:.0f}", flush=True)
+                save(step="gate")
+            if state["step"] == "gate":
+                candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast, players=s.players)
+                print(f"== generation {g}: gate, {candidate} against {state['best']}", flush=True)
+                sprt = (0.0, s.gate_elo, 0.05, 0.05) if s.players == 2 else None
+                mode = "round_robin" if s.players == 2 else "gauntlet"
+                games, decision = _tournament(s, gen / "gate", (candidate, state["best"]), mode, s.gate_seeds,
+                                              50_000_000 + 100_000 * s.seed + 1_000 * g, workers, sprt)
+                passed, gate = gate_passes(games, candidate, state["best"], decision, s.players)
+                for k, v in gate.items():
+                    log.add_scalar(f"gate/{k}", v, g)
+                print(f"   score {gate['score']:.3f} [{gate['score_low']:.3f}, {gate['score_high']:.3f}] over "
+                      f"{gate['games']:.0f} games, SPRT {decision or 'undecided'}: "
+                      + ("admitted" if passed else "not admitted"), flush=True)
+                changes: dict[str, Any] = {"step": "rate", "admitted": passed,
+                                           "gates": {**state.get("gates", {}), str(g): {**gate, "sprt": decision}}}
+                if passed:
+                    shutil.copyfile(gen / "candidate.npz", out / "best.npz.tmp")
+                    os.replace(out / "best.npz.tmp", out / "best.npz")
+                    changes.update(best=candidate, best_value=str(gen / "candidate.npz"), best_generation=g)
+                save(**changes)
+    finally:  # a step stopped half-way keeps its time: its finished games are kept, and --resume goes on from them
+        log.close()
+        save()
     print(f"best: {state['best']} (ratings: {out / 'curve.csv'}, {out / 'ratings.png'})")
     return out
 
