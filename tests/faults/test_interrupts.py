@@ -51,18 +51,6 @@ class Sleeper:
 
 class Stubborn(Sleeper):
     stubborn = True
-
-class Napper:
-    """Says so at its first decision, then naps a second (once a game)."""
-
-    napped = False
-
-    def choose_action(self, game):
-        if not self.napped:
-            self.napped = True
-            open(os.path.join(MARKS, str(os.getpid())), "w").close()
-            time.sleep(1.0)
-        return game.legal_actions()[0]
 '''
 
 
@@ -244,11 +232,12 @@ def test_a_worker_killed_under_a_tournament_is_one_error_and_the_written_games_s
 @pytest.mark.fault("handled")
 def test_a_runner_killed_outright_leaves_workers_that_end_quietly(
         tmp_path: Path, command: list[subprocess.Popen[str]]) -> None:
-    """SIGKILL to the tournament itself while a worker is in the middle of a game: the worker finishes
-    that game, finds no one to answer and ends without a word (it printed a BrokenPipeError
-    traceback before), and nothing of the run is left running."""
+    """SIGKILL to the tournament itself while a worker is in the middle of a game whose agent would
+    think for two minutes: the worker sees its runner gone, unwinds the game at once and ends
+    without a word (it used to play the game to its end for no one, then print a BrokenPipeError
+    traceback), and nothing of the run is left running five seconds later."""
     module, marks = _agents(tmp_path)
-    argv = ["tournament", "random", f"{module}:Napper", "--seeds", "2", "--workers", "2", "--out",
+    argv = ["tournament", "random", f"{module}:Sleeper", "--seeds", "2", "--workers", "2", "--out",
             str(tmp_path / "t"), "--no-progress"]
     process = _start(command, argv)
     _wait_for(lambda: any(marks.iterdir()))  # the worker is inside a game, its agent napping

@@ -189,13 +189,15 @@ def _signal_name(number: int) -> str:
 def _serve(conn: Connection, fn: Callable[..., Any]) -> None:
     """A pool worker (:func:`in_workers`): answers each task ``args`` received with ``("done",
     fn(*args))`` or ``("error", exception)`` until its pipe closes. SIGTERM unwinds the task like a
-    Ctrl-C would (:func:`_terminated`) and ends the worker."""
+    Ctrl-C would (:func:`_terminated`) and ends the worker; so does the runner's end
+    (:func:`_end_with_the_runner`)."""
     if hasattr(os, "setpgrp"):
         os.setpgrp()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by the parent at the start
     signal.signal(signal.SIGTERM, _terminated)
+    _end_with_the_runner()
     single_threaded()
     try:
         while True:
@@ -215,6 +217,22 @@ def _serve(conn: Connection, fn: Callable[..., Any]) -> None:
                 return
     except KeyboardInterrupt:  # stopped (SIGTERM)
         return
+
+
+def _end_with_the_runner() -> None:
+    """A runner that ends without stopping its pool (SIGKILL) ends its workers at once: a thread
+    waits on the runner's sentinel (ready when it exits) and sends this worker SIGTERM, which
+    unwinds its game as the pool's own stop does, instead of playing it to its end for no one."""
+    runner = multiprocessing.parent_process()
+    if runner is None:
+        return
+    sentinel = runner.sentinel
+
+    def watch() -> None:
+        wait([sentinel])
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="runner-watch", daemon=True).start()
 
 
 def _terminated(signum: int, frame: object) -> None:
