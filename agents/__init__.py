@@ -18,7 +18,7 @@ from .afterstate import AfterstateAgent, load_value_net, pretrained_nets
 from .evaluation import END_NOW, PositionValue
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
-from .shipped_values import LINEAR_FILES, PerPlayerCount
+from .shipped_values import AFTERSTATE_LONG_FILES, LINEAR_FILES, PerPlayerCount
 from .spec import AgentSpecError, known_agents, make_agent, register_agent
 from .value import LinearValue
 
@@ -26,14 +26,17 @@ from .value import LinearValue
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
     final margin shipped in ``agents/pretrained/``, fitted for 2, 3 and 4 players), ``afterstate``
-    (the value networks of ``afterstate:pretrained``, one per player count), the path of a weights
-    file written by ``carcassonne train value`` or of a value network (``.npz``) written by
-    ``carcassonne train afterstate``. The shipped names pick the file made for the game's player
-    count (:mod:`agents.shipped_values`)."""
+    (the value networks of ``afterstate:pretrained``, one per player count), ``afterstate_long`` (the
+    long run's network, that of ``mcts:pretrained``: 2 players), the path of a weights file written by
+    ``carcassonne train value`` or of a value network (``.npz``) written by ``carcassonne train
+    afterstate``. The shipped names pick the file made for the game's player count
+    (:mod:`agents.shipped_values`)."""
     if name == "end_now":
         return END_NOW
     if name == "afterstate":
         return pretrained_nets()
+    if name == "afterstate_long":
+        return PerPlayerCount.shipped("afterstate_long", AFTERSTATE_LONG_FILES, load_value_net)
     if name.endswith(".npz"):
         return load_value_net(name)
     if name == "linear":
@@ -69,20 +72,40 @@ def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
     return make_rllib(seed, path, sample)
 
 
+#: ``mcts:pretrained`` written out: the search of ``mcts:sims=20,guide=1,rollout_turns=0,value=afterstate``
+#: over the long run's network, one simulation fewer so that it thinks no longer a decision (issue 52).
+MCTS_PRETRAINED = "mcts:sims=19,guide=1,rollout_turns=0,value=afterstate_long"
+
+
 def _mcts(
     seed: int,
+    preset: str | None = None,
     sims: int | None = None,
     seconds: float | None = None,
     exploration: float = 0.5,
-    rollout_turns: int = 2,
+    rollout_turns: int | None = None,
     widening: float = 2.0,
     prior_visits: int = 5,
     scale: float = 10.0,
-    guide: bool = False,
-    value: str = "end_now",
+    guide: bool | None = None,
+    value: str | None = None,
 ) -> MCTSAgent:
     """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; any value
-    given, 0 or negative included, is checked, never read as "not given")."""
+    given, 0 or negative included, is checked, never read as "not given"); ``mcts:pretrained`` is
+    :data:`MCTS_PRETRAINED` (its ``sims`` replaced by a ``sims=``/``seconds=`` given; the options it
+    fixes, ``guide``, ``rollout_turns`` and ``value``, are refused, never silently overridden)."""
+    if preset is not None:
+        if preset != "pretrained":
+            raise ValueError(f"the one named search is mcts:pretrained, got mcts:{preset} "
+                             "(options are key=value: mcts:sims=200)")
+        fixed = [name for name, given in (("guide", guide), ("rollout_turns", rollout_turns), ("value", value))
+                 if given is not None]
+        if fixed:
+            raise ValueError(f"mcts:pretrained fixes {', '.join(fixed)}; write the search out to change it: "
+                             f"{MCTS_PRETRAINED}")
+        guide, rollout_turns, value = True, 0, "afterstate_long"
+        if sims is None and seconds is None:
+            sims = 19
     for name, budget in (("sims", sims), ("seconds", seconds)):
         if budget is not None and not budget > 0:
             kind = "int" if name == "sims" else "number"
@@ -90,8 +113,9 @@ def _mcts(
     if sims is None and seconds is None:
         sims = 400
     return MCTSAgent(seed, sims=sims, seconds=seconds, exploration=exploration,
-                     rollout_turns=rollout_turns, widening=widening, prior_visits=prior_visits, scale=scale,
-                     guide=guide, value=position_value(value))
+                     rollout_turns=2 if rollout_turns is None else rollout_turns, widening=widening,
+                     prior_visits=prior_visits, scale=scale, guide=bool(guide),
+                     value=position_value("end_now" if value is None else value))
 
 
 register_agent("random", RandomAgent)
@@ -103,6 +127,7 @@ register_agent("rllib", _rllib)
 
 __all__ = [
     "COMPILED",
+    "MCTS_PRETRAINED",
     "AfterstateAgent",
     "AgentSpecError",
     "EngineAgent",

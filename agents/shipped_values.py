@@ -2,7 +2,8 @@
 
 A value is fitted on games of one player count, so one name stands for a family of files:
 ``linear`` (the linear value of ``greedy:value=linear`` and ``mcts:…,value=linear``) and
-``afterstate`` (the network of ``afterstate:pretrained`` and ``mcts:…,value=afterstate``). The
+``afterstate`` (the network of ``afterstate:pretrained`` and ``mcts:…,value=afterstate``) and
+``afterstate_long`` (the long run's network, of ``mcts:pretrained``: 2 players only). The
 family is a :class:`~agents.evaluation.PositionValue` itself (:class:`PerPlayerCount`): a game of n
 players is valued by the file made for n players.
 
@@ -22,7 +23,8 @@ from carcassonne_env.engine import Game
 
 from .evaluation import PositionValue
 
-__all__ = ["AFTERSTATE_FILES", "LINEAR_FILES", "PRETRAINED_DIR", "FinalScoreValue", "PerPlayerCount"]
+__all__ = ["AFTERSTATE_FILES", "AFTERSTATE_LONG_FILES", "LINEAR_FILES", "PRETRAINED_DIR", "FinalScoreValue",
+           "PerPlayerCount"]
 
 #: Where the shipped values live (found through the package: some of its modules are compiled).
 PRETRAINED_DIR = Path(str(resources.files("agents").joinpath("pretrained")))
@@ -31,6 +33,9 @@ LINEAR_FILES: Mapping[int, str] = {2: "value_linear.json", 3: "value_linear_3p.j
 #: The afterstate value networks by player count (all for the tower variant: tower, black tower, watchtowers).
 AFTERSTATE_FILES: Mapping[int, str] = {2: "afterstate_tower_2p.npz", 3: "afterstate_tower_3p.npz",
                                        4: "afterstate_tower_4p.npz"}
+#: The long run's best network (issue 52: seed 0, generation 5, fitted on 5,000 self-play games), the
+#: value of ``mcts:pretrained``; 2 players on the tower variant.
+AFTERSTATE_LONG_FILES: Mapping[int, str] = {2: "afterstate_long_2p.npz"}
 
 
 class FinalScoreValue(PositionValue, Protocol):

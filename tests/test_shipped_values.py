@@ -1,8 +1,8 @@
 """One spec for every table: the shipped values pick the file made for the game's player count.
 
-``greedy:value=linear``, ``mcts:…,value=linear|afterstate`` and ``afterstate:pretrained`` name a
-family of files in ``agents/pretrained/`` (one per player count); a count without one is refused
-before the first move, naming the counts there are.
+``greedy:value=linear``, ``mcts:…,value=linear|afterstate``, ``afterstate:pretrained`` and
+``mcts:pretrained`` name a family of files in ``agents/pretrained/`` (one per player count); a
+count without one is refused before the first move, naming the counts there are.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from agents import PerPlayerCount, make_agent, position_value
+from agents import MCTS_PRETRAINED, AgentSpecError, PerPlayerCount, make_agent, position_value
 from agents.compat import check_fits
-from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
+from agents.shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES, PRETRAINED_DIR
 from agents.value import LinearValue
 from carcassonne_env.engine import Game, GameConfig
 
@@ -69,5 +69,36 @@ def test_the_network_refuses_another_expansion_set_at_its_count() -> None:
 
 def test_the_shipped_files_are_the_ones_named() -> None:
     assert set(LINEAR_FILES) == set(AFTERSTATE_FILES) == {2, 3, 4}
-    for name in (*LINEAR_FILES.values(), *AFTERSTATE_FILES.values()):
+    for name in (*LINEAR_FILES.values(), *AFTERSTATE_FILES.values(), *AFTERSTATE_LONG_FILES.values()):
         assert (PRETRAINED_DIR / name).is_file(), name
+
+
+def test_the_long_run_s_network_is_made_for_two_players_of_the_tower_variant() -> None:
+    net = position_value("afterstate_long")
+    assert isinstance(net, PerPlayerCount) and net.counts == (2,)
+    assert getattr(net.for_players(2), "config") == GameConfig(players=2, expansions=TOWER).to_dict()  # noqa: B009
+
+
+def test_mcts_pretrained_is_its_search_written_out() -> None:
+    """The named search plays the moves of the spec it stands for, decision for decision."""
+    named, written = make_agent("mcts:pretrained", seed=4), make_agent(MCTS_PRETRAINED, seed=4)
+    game = Game(GameConfig(players=2, expansions=TOWER), seed=8)
+    for _ in range(6):
+        move = named.choose_action(game)
+        assert move == written.choose_action(game)
+        game.apply(move)
+
+
+def test_mcts_pretrained_refuses_another_player_count_naming_its_own() -> None:
+    with pytest.raises(ValueError, match=r"afterstate_long value is made for games of 2 players, not 3"):
+        check_fits(make_agent("mcts:pretrained", seed=0), GameConfig(players=3, expansions=TOWER), "mcts:pretrained")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("mcts:pretrained,guide=0", "mcts:pretrained fixes guide"),
+    ("mcts:pretrained,rollout_turns=2,value=linear", "mcts:pretrained fixes rollout_turns, value"),
+    ("mcts:strongest", "the one named search is mcts:pretrained, got mcts:strongest"),
+])
+def test_mcts_pretrained_refuses_to_change_what_it_fixes(spec: str, message: str) -> None:
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec, seed=0)

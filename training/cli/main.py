@@ -41,7 +41,8 @@ __all__ = ["build_parser", "main", "version"]
 
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
-              "afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or path/to/file.py:Class")
+              "mcts:pretrained, afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or "
+              "path/to/file.py:Class")
 
 
 #: Old spellings of flags, per command, refused in one line that names the new one (dialect rule 5).
