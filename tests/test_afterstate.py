@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.engine.tiles import SegmentKind
 from training.afterstate import value_iteration as vi
+from training.arena import tournament
 
 ALL = ("tower", "black_tower", "watchtowers")
 REPO = Path(__file__).resolve().parents[1]
@@ -349,6 +351,43 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     assert [h["generation"] for h in state["history"]] == [0, 1, 2]
     rows = (out / "curve.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[0].startswith("generation,admitted,hours,best")
+
+
+def test_a_run_that_kept_only_its_state_and_admitted_networks_plays_its_lost_games_again(tmp_path: Path) -> None:
+    """A machine's run folder is lost but for ``state.json`` and the admitted networks: ``--resume`` plays
+    the self-play games of the fit's window again, the same games (they follow from their seeds and the
+    network that played them), and goes on."""
+    first = run_cli(*TINY, "--out", str(tmp_path / "run"), "--generations", "1", "--window", "2")
+    assert first.returncode == 0, first.stderr
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    kept = tmp_path / "kept"
+    (kept / "gen_001").mkdir(parents=True)
+    (kept / "state.json").write_text(json.dumps(state))
+    if state["history"][1]["admitted"]:
+        shutil.copyfile(tmp_path / "run" / "gen_001" / "candidate.npz", kept / "gen_001" / "candidate.npz")
+    resumed = run_cli(*TINY, "--out", str(kept), "--generations", "2", "--window", "2", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert [h["generation"] for h in json.loads((kept / "state.json").read_text())["history"]] == [0, 1, 2]
+
+    def records(run: Path) -> list[object]:
+        return [g["record"] for g in tournament.load_games(run / "gen_001" / "self_play")]
+
+    assert records(kept) == records(tmp_path / "run") and len(records(kept)) == 2
+
+
+def test_each_generation_self_plays_with_the_last_network_admitted_before_it(tmp_path: Path) -> None:
+    settings = vi.Settings(out=str(tmp_path), init="end_now")
+    config = settings.game_config().to_dict()
+    state = {"generation": 4, "history": [{"generation": g, "admitted": a}
+                                          for g, a in enumerate([True, False, True, False])]}
+    assert vi._self_play_value(settings, tmp_path, state, 1, config) == "end_now"
+    assert vi._self_play_value(settings, tmp_path, state, 2, config) == "end_now"
+    with pytest.raises(ValueError, match="generation 2's admitted network, which played generation 4's"):
+        vi._self_play_value(settings, tmp_path, state, 4, config)
+    (tmp_path / "gen_002").mkdir()
+    one_layer_net(np.zeros(len(INPUTS)), 0.0, config).save(tmp_path / "gen_002" / "candidate.npz")
+    assert vi._self_play_value(settings, tmp_path, state, 3, config) == str(tmp_path / "gen_002" / "candidate.npz")
+    assert vi._self_play_value(settings, tmp_path, state, 4, config) == str(tmp_path / "gen_002" / "candidate.npz")
 
 
 def test_a_run_stopped_inside_a_step_keeps_the_time_it_spent(tmp_path: Path,

@@ -36,7 +36,9 @@ the shipped linear value, or a ``.npz``), rated like the others. ``state.json`` 
 as it finishes (written atomically), so a killed run continues with ``--resume`` where it stopped;
 the tournaments inside resume game by game, also in a copy of the directory or under another name
 (the paths the run recorded are moved there, :func:`training.checks.relocate_run`); a candidate
-that cannot be loaded at its gate is fitted again. One run at a time holds the directory's lock
+that cannot be loaded at its gate is fitted again. A run folder reduced to ``state.json`` and the
+admitted generations' ``candidate.npz`` (what a machine that is not kept should save) resumes too:
+the fit plays its window's lost self-play games again, the same games. One run at a time holds the directory's lock
 (:func:`training.checks.run_lock`). The best network is ``best.npz`` (agent spec
 ``afterstate:OUT/best.npz``); ``best.spec`` holds the best agent's spec (generation 0's greedy
 until a generation is admitted).
@@ -491,6 +493,38 @@ def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, 
                                 workers, s.progress, s.backend, s.address)[0]
 
 
+def _initial_value(s: Settings, out: Path, config: dict[str, Any]) -> str:
+    """Generation 0's value: ``--init``, or, for a network made for another player count, its adoption
+    :func:`adopted_init` saved as ``OUT/init.npz`` (saved again when the file was lost: the adoption
+    is exact)."""
+    init_file = _init_file(s.init)
+    if init_file is None or ValueNet.load(init_file).config == config:
+        return init_file or s.init
+    path = out / "init.npz"
+    if _unloadable(path) is not None:
+        net = adopted_init(init_file, config, s.init)
+        net.save(path)
+        print(f"== generation 0: {init_file} (made for {net.info['adopted_players']} players) adopted as {path}",
+              flush=True)
+    return str(path)
+
+
+def _self_play_value(s: Settings, out: Path, state: dict[str, Any], k: int, config: dict[str, Any]) -> str:
+    """The value whose agent plays generation ``k``'s self-play: the best at the generation's start,
+    the candidate of the last generation before ``k`` that was admitted, else generation 0's.
+    Those games follow from it and their seeds alone (:func:`training.arena.match.agent_seed`), so a run
+    whose folder kept only ``state.json`` and its admitted networks plays the same games again.
+    ValueError naming a lost admitted network: a fit is not repeated to the bit on another machine."""
+    admitted = [int(h["generation"]) for h in state["history"] if 0 < int(h["generation"]) < k and h["admitted"]]
+    if not admitted:
+        return _initial_value(s, out, config)
+    path = out / f"gen_{max(admitted):03d}" / "candidate.npz"
+    if (damaged := _unloadable(path)) is not None:
+        raise ValueError(f"{path}: generation {max(admitted)}'s admitted network, which played generation {k}'s "
+                         f"self-play, cannot be loaded ({damaged}); restore it to resume the run")
+    return str(path)
+
+
 def _unloadable(path: Path) -> str | None:
     """Why the value network at ``path`` cannot be loaded (missing, cut short, not a network), or None."""
     try:
@@ -586,15 +620,9 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         tmp.write_text(state["best"] + "\n")
         os.replace(tmp, out / "best.spec")
 
-    init_file = _init_file(s.init)
-    if init_file is not None and state["best_value"] == init_file and not state["history"] \
-            and ValueNet.load(init_file).config != config:  # made for another player count: adopted for this one
-        net = adopted_init(init_file, config, s.init)
-        net.save(out / "init.npz")
-        print(f"== generation 0: {init_file} (made for {net.info['adopted_players']} players) adopted as "
-              f"{out / 'init.npz'}", flush=True)
-        save(best=_spec_of(str(out / "init.npz"), fast=s.eval_fast, players=s.players),
-             best_value=str(out / "init.npz"))
+    initial = _initial_value(s, out, config)
+    if state["best_value"] == _init_file(s.init) and not state["history"] and initial != state["best_value"]:
+        save(best=_spec_of(initial, fast=s.eval_fast, players=s.players), best_value=initial)
     try:
         while True:
             g = int(state["generation"])
@@ -622,7 +650,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             if g > s.generations:
                 break
             if state["step"] == "play":
-                spec = _spec_of(state["best_value"], fast=s.play_fast, players=s.players)
+                spec = _spec_of(_self_play_value(s, out, state, g, config), fast=s.play_fast, players=s.players)
                 print(f"== generation {g}: {s.games_per_generation} self-play games of {spec}", flush=True)
                 _self_play(s, g, spec, gen / "self_play", workers)
                 save(step="fit")
@@ -633,6 +661,12 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             if state["step"] == "fit":
                 first = max(1, g - s.window + 1)
                 paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
+                for played, folder in enumerate(paths, start=first):  # games lost with the machine: played again
+                    if not (folder / tournament.GAMES_FILE).exists():
+                        print(f"   generation {played}'s self-play games are not in {folder}: playing them again",
+                              flush=True)
+                    _self_play(s, played, _spec_of(_self_play_value(s, out, state, played, config),
+                                                   fast=s.play_fast, players=s.players), folder, workers)
                 print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
                 best_value = position_value(state["best_value"]) if s.td_lambda < 1.0 else None
                 samples = samples_from_games(read_records(paths), s.td_lambda, best_value)
