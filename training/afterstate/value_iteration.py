@@ -662,9 +662,11 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 first = max(1, g - s.window + 1)
                 paths = [out / f"gen_{k:03d}" / "self_play" for k in range(first, g + 1)]
                 for played, folder in enumerate(paths, start=first):  # games lost with the machine: played again
-                    if not (folder / tournament.GAMES_FILE).exists():
-                        print(f"   generation {played}'s self-play games are not in {folder}: playing them again",
-                              flush=True)
+                    games_file = folder / tournament.GAMES_FILE
+                    if games_file.exists() and sum(1 for _ in games_file.open()) >= s.games_per_generation:
+                        continue  # complete: read_records below checks every game, no need to twice
+                    print(f"   generation {played}'s self-play games are not all in {folder}: playing them again",
+                          flush=True)
                     _self_play(s, played, _spec_of(_self_play_value(s, out, state, played, config),
                                                    fast=s.play_fast, players=s.players), folder, workers)
                 print(f"== generation {g}: fitting on the games of generations {first}–{g}", flush=True)
