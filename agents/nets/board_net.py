@@ -54,6 +54,7 @@ from carcassonne_env.environment.layout import Layout
 
 from .action_heads import ActionHeads
 from .prior import PRIOR_KEY
+from .reach_head import ReachHead
 
 __all__ = [
     "LINEAR_BOUND",
@@ -572,16 +573,19 @@ class BoardNet(nn.Module):
 
     ``action_heads``: the logits of PLACE and DEPLOY actions come from
     :class:`~agents.nets.action_heads.ActionHeads`, conditioned on the tile's picture in each
-    rotation and on the feature each follower would claim."""
+    rotation and on the feature each follower would claim. ``reach_head``: the logit of a FLOOR
+    action is corrected by :class:`~agents.nets.reach_head.ReachHead` from the followers in the
+    reach that floor gives the tower."""
 
     source: th.Tensor
     place_rotation: th.Tensor  # with action heads: the rotation of each per-cell channel (−1: not PLACE)
     deploy_slot: th.Tensor  # with action heads: the slot of each non-spatial logit (−1: not DEPLOY)
+    floor_colour: th.Tensor  # with the reach head: the colour of each per-cell channel (−1: not FLOOR)
 
     def __init__(
         self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1,
         head_hidden: int = 64, encoder: BoardEncoder | None = None, prior_temperature: float = 1.0,
-        action_heads: bool = False,
+        action_heads: bool = False, reach_head: bool = False,
     ) -> None:
         super().__init__()
         if not prior_temperature > 0:
@@ -607,6 +611,11 @@ class BoardNet(nn.Module):
                 [arg if kind is ActionKind.PLACE else -1 for kind, arg in spatial]), persistent=False)
             self.register_buffer("deploy_slot", th.tensor(
                 [arg if kind is ActionKind.DEPLOY else -1 for kind, arg in other]), persistent=False)
+        self.reach_head: ReachHead | None = None
+        if reach_head:
+            self.reach_head = ReachHead(layout_of(observation_space), trunk.channels, trunk.features_dim, head_hidden)
+            self.register_buffer("floor_colour", th.tensor(
+                [arg if kind is ActionKind.FLOOR else -1 for kind, arg in spatial]), persistent=False)
 
     def orthogonal_init(self) -> None:
         """Stable-Baselines3's initialisation: orthogonal weights of every linear and convolution
@@ -622,6 +631,9 @@ class BoardNet(nn.Module):
             heads.apply(partial(_orthogonal, gain=float(np.sqrt(2))))
             for out in (heads.place_out, heads.deploy_out):
                 out.apply(partial(_orthogonal, gain=0.01))
+        if self.reach_head is not None:  # its output layer stays at zero (reach_head.py)
+            for part in (self.reach_head.ray, self.reach_head.cell, self.reach_head.pooled, self.reach_head.own):
+                part.apply(partial(_orthogonal, gain=float(np.sqrt(2))))
 
     def legal_logits(
         self, obs: Observation, legal: np.ndarray | th.Tensor | LegalActions | None = None
@@ -659,6 +671,8 @@ class BoardNet(nn.Module):
         logits = th.where(index.spatial, spatial_logits, other[index.rows, index.column])
         if self.action_heads is not None:
             logits = self._action_head_logits(obs, features, index, cells, logits)
+        if self.reach_head is not None:
+            logits = self._reach_logits(obs, features, index, cells, logits)
         if self.prior_log_scale is not None:
             prior = obs[PRIOR_KEY].to(logits.dtype)
             logits = logits + self.prior_log_scale.exp() * prior[index.rows, index.actions]
@@ -685,6 +699,20 @@ class BoardNet(nn.Module):
                 obs["board"], obs["cells"], index.rows[deploy], slot[deploy], features.pooled[:, c:2 * c],
                 features.pooled))
         return logits
+
+    def _reach_logits(self, obs: Observation, features: BoardFeatures, index: LegalIndex, cells: th.Tensor,
+                      logits: th.Tensor) -> th.Tensor:
+        """``logits`` with each FLOOR action's corrected by :attr:`reach_head`."""
+        assert self.reach_head is not None
+        colour = th.where(index.spatial, self.floor_colour[index.channel], -1)
+        floor = (colour >= 0).nonzero().squeeze(1)
+        if not len(floor):
+            return logits
+        w = self.codec.size
+        window_cell = self.source[index.actions[floor]] % (w * w)
+        correction = self.reach_head(obs["board"], obs["cells"], index.rows[floor], window_cell, colour[floor],
+                                     cells[index.cell[floor]], features.pooled)
+        return logits.index_put((floor,), logits[floor] + correction)
 
     def values(self, obs: Observation) -> th.Tensor:
         """The value head alone (B, 1)."""

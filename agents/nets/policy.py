@@ -127,10 +127,12 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         prior: str = "",
         prior_temperature: float = 1.0,
         action_heads: bool = False,
+        reach_head: bool = False,
         **kwargs: Any,
     ) -> None:
         self.head_hidden = head_hidden
         self.action_heads = action_heads
+        self.reach_head = reach_head
         if bool(prior) != (PRIOR_KEY in observation_space.spaces):
             raise ValueError(f"prior={prior!r} but the observation space {'lacks' if prior else 'has'} "
                              f"a {PRIOR_KEY!r} entry (wrap the env in agents.nets.prior.PriorObservation)")
@@ -154,7 +156,7 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         """The heads and the optimizer (replaces SB3's flat N-way action layer)."""
         self.net = BoardNet(self.observation_space, head_hidden=self.head_hidden,  # type: ignore[arg-type]
                             encoder=self.features_extractor, prior_temperature=self.prior_temperature,
-                            action_heads=self.action_heads)
+                            action_heads=self.action_heads, reach_head=self.reach_head)
         self.action_dist = LegalActionDistribution(self.codec.n)
         if self.ortho_init:
             self.net.orthogonal_init()
@@ -180,6 +182,8 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         data["prior_temperature"] = self.prior_temperature
         if self.action_heads:  # absent from older checkpoints' arguments (they load without it)
             data["action_heads"] = True
+        if self.reach_head:
+            data["reach_head"] = True
         return data
 
     def legal_logits(
@@ -226,11 +230,12 @@ def _inference_unless_grad() -> th.inference_mode:
 
 def policy_kwargs(
     channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64, prior: str = "",
-    prior_temperature: float = 1.0, action_heads: bool = False,
+    prior_temperature: float = 1.0, action_heads: bool = False, reach_head: bool = False,
 ) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
     are the benchmarked network; ``prior`` makes it a residual policy, :mod:`agents.nets.prior`;
-    ``action_heads`` computes PLACE and DEPLOY logits by :mod:`agents.nets.action_heads`)."""
+    ``action_heads`` computes PLACE and DEPLOY logits by :mod:`agents.nets.action_heads`,
+    ``reach_head`` corrects FLOOR logits by :mod:`agents.nets.reach_head`)."""
     kwargs: dict[str, Any] = {
         "head_hidden": head_hidden,
         "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
@@ -239,6 +244,8 @@ def policy_kwargs(
         kwargs.update(prior=prior, prior_temperature=prior_temperature)
     if action_heads:
         kwargs["action_heads"] = True
+    if reach_head:
+        kwargs["reach_head"] = True
     return kwargs
 
 

@@ -149,6 +149,12 @@ class Settings:
     action_heads: bool = False
     # PLACE and DEPLOY logits from the tile's picture in each rotation and the feature each follower would claim
     """The board network's action heads (agents/nets/action_heads.py)."""
+    reach_head: bool = False
+    # the followers each FLOOR would put in the tower's capture area, read along its rays
+    """FLOOR logits corrected from the tower's reach after that floor (agents/nets/reach_head.py)."""
+    init: str = ""
+    # a fine-tune: a head the run adds (--reach-head) starts at zero, so round 0 starts as that student plays
+    """A student the run starts from, and that plays round 0's student seats: a ppo zip, or 'distilled'."""
     eval_seeds: int = 20
     """Tile orders per anchor each round (each played in every seat)."""
     anchors: tuple[str, ...] = ("random", "greedy")
@@ -213,6 +219,7 @@ def check(s: Settings) -> None:
     need(s.value_weight >= 0 and math.isfinite(s.value_weight), "value_weight", "must be ≥ 0", s.value_weight)
     need(bool(s.anchors), "anchors", "needs at least one agent spec", s.anchors)
     need(s.select_by in SELECT_BY, "select_by", f"must be one of {', '.join(SELECT_BY)}", s.select_by)
+    need(not s.init or init_path(s.init).is_file(), "init", "names no student zip (a path, or 'distilled')", s.init)
     check_out(s.out)
     check_device(s.device, auto=False)
     for name, specs in (("teacher", (s.teacher,)), ("anchors", s.anchors)):
@@ -456,7 +463,8 @@ def _round_samples(s: Settings, out: Path, k: int, workers: int) -> Samples:
     if path.exists():
         with reading(path, "delete it: --resume plays the same samples again"):
             return Samples.load(path)
-    student = f"ppo:{out / f'round_{k - 1:03d}' / 'student.zip'}" if k else ""
+    previous = out / f"round_{k - 1:03d}" / "student.zip" if k else (init_path(s.init) if s.init else None)
+    student = f"ppo:{previous}" if previous else ""
     print(f"== round {k}: {s.decisions} decisions, " + (f"{student} on {s.student_share:.0%} of the seats, "
           if student else "the teacher in every seat, ") + f"labelled by {s.teacher}", flush=True)
     samples = _collect(s, k, student, workers)
@@ -633,7 +641,7 @@ def _student(s: Settings) -> Any:
     from carcassonne_env.environment import SingleAgentEnv
 
     kwargs = policy_kwargs(channels=s.channels, blocks=s.blocks, head_hidden=s.head_hidden,
-                           action_heads=s.action_heads)
+                           action_heads=s.action_heads, reach_head=s.reach_head)
     venv = DummyVecEnv([lambda: SingleAgentEnv(seat=None, **s.env_kwargs())])
     return MaskablePPO(CarcassonnePolicy, venv, n_steps=8, batch_size=8, seed=s.seed, device=s.device,
                        policy_kwargs=kwargs)
@@ -738,6 +746,8 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     model = _student(s)
     rounds: dict[int, Samples] = {}
     k = int(state["round"])
+    if not k and s.init:
+        _start_from(model, init_path(s.init), s.device)
     if k:
         _load_student(model, out / f"round_{k - 1:03d}", s.device, "the finished rounds start from it: restore it "
                       "from a copy of the run, or start a new run")
@@ -812,6 +822,31 @@ def _load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
 
     with reading(folder / "student.zip", remedy):
         model.policy.load_state_dict(load_policy(folder / "student.zip", device).state_dict())
+
+
+def init_path(init: str) -> Path:
+    """The student zip ``--init`` names: a shipped network's name (agents/ppo.py) or a path."""
+    from agents.ppo import SHIPPED
+
+    return SHIPPED.get(init, Path(init))
+
+
+def _start_from(model: Any, path: Path, device: str) -> None:
+    """``path``'s weights into ``model``'s policy; a head only ``model`` has keeps its fresh weights (a
+    head whose output starts at zero, as the reach head's, then leaves the student's moves as they were).
+    Raises SettingError when the networks differ otherwise."""
+    from agents.nets.policy import load_policy
+
+    with reading(path, "name another student with --init"):
+        weights = load_policy(path, device).state_dict()
+    try:
+        missing, unexpected = model.policy.load_state_dict(weights, strict=False)
+    except RuntimeError as e:
+        raise SettingError(f"--init: {path}: its network differs in size from this run's (--channels, --blocks, "
+                           f"--head-hidden): {str(e).splitlines()[1].strip()}") from None
+    if unexpected or any(".reach_head." not in k for k in missing):
+        raise SettingError(f"--init: {path}: its network's heads differ from this run's (--action-heads): "
+                           f"{', '.join((unexpected or missing)[:3])}")
 
 
 def _json_safe(data: Any) -> Any:

@@ -1,0 +1,87 @@
+"""The reach head's capture area is the rules' (R40, R55): every follower it sees in the area of a
+floor is one the engine lets that floor capture, and every follower the engine lets it capture is
+one the head sees. A head that gains it plays as before until it is fitted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+th = pytest.importorskip("torch")
+
+from agents.nets.policy import CarcassonnePolicy, policy_kwargs  # noqa: E402
+from agents.nets.reach_head import ReachHead  # noqa: E402
+from carcassonne_env.engine import ActionKind  # noqa: E402
+from carcassonne_env.environment.aec import raw_env  # noqa: E402
+from carcassonne_env.environment.layout import Layout  # noqa: E402
+
+TOWER = ("tower", "black_tower")
+
+
+def _floors_with_followers(games: int, seed: int):  # type: ignore[no-untyped-def]
+    """(env, FLOOR action, observation) of random 2-player tower games, at every normal or black
+    FLOOR decision (the env is left at that decision while the caller looks)."""
+    env = raw_env(players=2, expansions=TOWER)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        env.reset(seed=seed + g)
+        while not env.game.is_over:
+            agent = env.agent_selection
+            obs = env.observe(agent)
+            legal = np.flatnonzero(obs["action_mask"])
+            for index in legal:
+                action = env.codec.decode_for(env.game, int(index), env.encoder.window)
+                if action.kind is ActionKind.FLOOR and action.arg in (0, 1):
+                    yield env, action, obs["observation"]
+            env.step(int(rng.choice(legal)))
+
+
+def test_the_heads_area_holds_exactly_the_followers_the_floor_may_capture() -> None:
+    env = raw_env(players=2, expansions=TOWER)
+    layout = Layout(env.game_config, env.encoder.window.size)
+    head = ReachHead(layout, channels=4, pooled_dim=4, hidden=8)
+    checked = with_targets = 0
+    for env, action, observation in _floors_with_followers(games=12, seed=5):
+        window = env.encoder.window
+        board = th.as_tensor(observation["board"][None].astype(np.float32))
+        cells = th.as_tensor(observation["cells"][None].astype(np.float32))
+        cell = window.cell(action.x, action.y)
+        ys, xs, _, reached, _ = head.area(cells, th.tensor([0]), th.tensor([cell]), th.tensor([action.arg]))
+        at = head.position_features(board, cells)[0, :4].sum(0)  # followers of both seats, segments and tops
+        w = window.size
+        seen = {int(y) * w + int(x) for y, x, hit in zip(ys[reached], xs[reached], reached[reached], strict=True)
+                if hit and at[y, x] > 0}
+        if at[cell // w, cell % w] > 0:
+            seen.add(cell)
+        game = env.game.clone()
+        game.apply(action)
+        targets = {window.cell(a.x, a.y) for a in game.legal_actions() if a.kind is ActionKind.CAPTURE}
+        assert seen == targets, (action, sorted(seen), sorted(targets))
+        checked += 1
+        with_targets += bool(targets)
+    assert checked >= 20 and with_targets >= 5, (checked, with_targets)
+
+
+def test_a_network_that_gains_the_head_plays_as_before() -> None:
+    import gymnasium
+
+    from carcassonne_env.environment import SingleAgentEnv
+
+    env = SingleAgentEnv(seat=None, players=2, expansions=TOWER)
+    space = env.observation_space
+    assert isinstance(space, gymnasium.spaces.Dict) and isinstance(env.action_space, gymnasium.spaces.Discrete)
+    kwargs = policy_kwargs(channels=8, blocks=1, head_hidden=16, action_heads=True)
+    th.manual_seed(0)
+    plain = CarcassonnePolicy(space, env.action_space, lambda _: 1e-3, **kwargs)
+    reach = CarcassonnePolicy(space, env.action_space, lambda _: 1e-3, **kwargs, reach_head=True)
+    missing, unexpected = reach.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and missing and all(".reach_head." in k for k in missing)
+    for env_, _, observation in _floors_with_followers(games=3, seed=9):
+        obs = {k: th.as_tensor(v[None]) for k, v in observation.items()}
+        mask = env_.observe(env_.agent_selection)["action_mask"][None].astype(bool)
+        a, _ = plain.legal_logits(obs, mask)
+        b, _ = reach.legal_logits(obs, mask)
+        assert th.equal(a.logits, b.logits)
+        break
+    else:
+        pytest.fail("no FLOOR decision in 3 random games")
