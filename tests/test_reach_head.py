@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 th = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
 
 from agents.nets.policy import CarcassonnePolicy, policy_kwargs  # noqa: E402
 from agents.nets.reach_head import ReachHead  # noqa: E402
