@@ -40,7 +40,7 @@ def _floors_with_followers(games: int, seed: int):  # type: ignore[no-untyped-de
 def test_the_heads_area_holds_exactly_the_followers_the_floor_may_capture() -> None:
     env = raw_env(players=2, expansions=TOWER)
     layout = Layout(env.game_config, env.encoder.window.size)
-    head = ReachHead(layout, channels=4, pooled_dim=4, hidden=8)
+    head = ReachHead(layout, channels=4, pooled_dim=4, hidden=8, board_scale=th.nn.Identity())
     checked = with_targets = 0
     for env, action, observation in _floors_with_followers(games=12, seed=5):
         window = env.encoder.window
@@ -61,6 +61,37 @@ def test_the_heads_area_holds_exactly_the_followers_the_floor_may_capture() -> N
         checked += 1
         with_targets += bool(targets)
     assert checked >= 20 and with_targets >= 5, (checked, with_targets)
+
+
+def test_the_head_reads_what_each_follower_in_reach_holds() -> None:
+    """A follower alone of its seat on its tile: the head's holdings there are its own feature's
+    size, open edges and followers per seat, as the engine counts them (R6–R8, saturated as the
+    observation's planes are)."""
+    env = raw_env(players=2, expansions=TOWER)
+    layout = Layout(env.game_config, env.encoder.window.size)
+    head = ReachHead(layout, channels=4, pooled_dim=4, hidden=8, board_scale=th.nn.Identity())
+    size, open_, followers = (layout.board_index[name] for name in ("size", "open", "feature_followers_s0"))
+    n, checked = 2, 0
+    for env, _, observation in _floors_with_followers(games=4, seed=21):
+        window, game = env.encoder.window, env.game
+        board = th.as_tensor(observation["board"][None].astype(np.float32))
+        alone = [f for f in game.followers()
+                 if sum((g.x, g.y, g.owner) == (f.x, f.y, f.owner) for g in game.followers()) == 1]
+        for f in alone:
+            cell = window.cell(f.x, f.y)
+            seat = (f.owner - game.current_player) % n
+            held = head.holdings(board, th.tensor([0]), th.tensor([[cell // window.size]]),
+                                 th.tensor([[cell % window.size]]))[0, :, :, 0]  # (n, P)
+            feature = game.feature(f.x, f.y, f.slot)
+            mine = feature.followers[f.owner]
+            assert held[seat, followers + seat] == min(mine, layout.board[followers + seat].high), (f, feature)
+            if not any((g.x, g.y) == (f.x, f.y) and g.owner != f.owner for g in game.followers()):
+                assert not held[1 - seat].any(), f  # no follower of the other seat: nothing held
+            if feature.kind.name in ("CITY", "ROAD"):
+                assert held[seat, size] == min(feature.size, layout.board[size].high), (f, feature)
+                assert held[seat, open_] == min(feature.open_edges, layout.board[open_].high), (f, feature)
+            checked += 1
+    assert checked >= 50, checked
 
 
 def test_a_network_that_gains_the_head_plays_as_before() -> None:

@@ -602,10 +602,10 @@ class BoardNet(nn.Module):
         self.other_head = nn.Linear(head_hidden, len(other))
         self.value_net = nn.Sequential(nn.Linear(trunk.features_dim, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 1))
         self.register_buffer("source", th.tensor(codec_index_map(self.codec)), persistent=False)
+        layout = layout_of(observation_space)
+        board_scale = PlaneScale(np.array([e.high for e in layout.board]), spatial=True)
         self.action_heads: ActionHeads | None = None
         if action_heads:
-            layout = layout_of(observation_space)
-            board_scale = PlaneScale(np.array([e.high for e in layout.board]), spatial=True)
             self.action_heads = ActionHeads(layout, trunk.channels, trunk.features_dim, head_hidden, board_scale)
             self.register_buffer("place_rotation", th.tensor(
                 [arg if kind is ActionKind.PLACE else -1 for kind, arg in spatial]), persistent=False)
@@ -613,7 +613,7 @@ class BoardNet(nn.Module):
                 [arg if kind is ActionKind.DEPLOY else -1 for kind, arg in other]), persistent=False)
         self.reach_head: ReachHead | None = None
         if reach_head:
-            self.reach_head = ReachHead(layout_of(observation_space), trunk.channels, trunk.features_dim, head_hidden)
+            self.reach_head = ReachHead(layout, trunk.channels, trunk.features_dim, head_hidden, board_scale)
             self.register_buffer("floor_colour", th.tensor(
                 [arg if kind is ActionKind.FLOOR else -1 for kind, arg in spatial]), persistent=False)
 

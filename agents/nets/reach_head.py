@@ -7,8 +7,11 @@ floor; the tower's own position is in every area but a white one's. The board ne
 FLOOR logit is a 1×1 head over the trunk's features of the tower's cell, which see a few cells
 around it and cannot count where the reach ends. Here, for a FLOOR of colour k on the tower at
 cell c, each of the eight rays from c is read position by position (d = 1 … :data:`REACH`): the
-followers of each seat there (on the tile's segments and on a tower top), whether a tile lies there,
-and whether d ≤ h and the ray's direction belongs to colour k — the capture area, exactly. One MLP
+followers of each seat there (on the tile's segments and on a tower top), what each seat's followers
+there hold (the board planes, scaled as the trunk scales them, averaged over the sub-cells where that
+seat's followers stand: the feature's terrain, size, open edges, completion and followers per seat —
+what a capture takes from its owner), whether a tile lies there, and whether d ≤ h and the ray's
+direction belongs to colour k — the capture area, exactly. One MLP
 shared by the rays encodes each; their sum, the cell's trunk features, the pooled features and the
 floor's own terms (colour, h, the followers on the tower's tile) give a correction added to the
 plain logit. Its output layer starts at zero, so a network that gains this head plays as before
@@ -46,9 +49,12 @@ class ReachHead(nn.Module):
 
     reaches: th.Tensor
     steps: th.Tensor
+    sub_rows: th.Tensor
+    sub_columns: th.Tensor
 
-    def __init__(self, layout: Layout, channels: int, pooled_dim: int, hidden: int) -> None:
+    def __init__(self, layout: Layout, channels: int, pooled_dim: int, hidden: int, board_scale: nn.Module) -> None:
         super().__init__()
+        self.board_scale = board_scale
         n = layout.players
         self.followers = [layout.board_index[f"follower_s{k}"] for k in range(n)]
         self.tops = [layout.cells_index[f"tower_top_s{k}"] for k in range(n)]
@@ -57,7 +63,11 @@ class ReachHead(nn.Module):
         self.register_buffer("reaches", th.from_numpy(_REACHES), persistent=False)
         d = np.arange(1, REACH + 1)
         self.register_buffer("steps", th.from_numpy(RAYS[:, None, :] * d[None, :, None]), persistent=False)  # (8, R, 2)
-        per_position = 2 * n + 1  # followers per seat on the tile, on a tower top; a tile lies there
+        sub = np.arange(3)
+        self.register_buffer("sub_rows", th.from_numpy(np.repeat(sub, 3)), persistent=False)  # (9,) row-major
+        self.register_buffer("sub_columns", th.from_numpy(np.tile(sub, 3)), persistent=False)
+        # followers per seat on the tile, on a tower top; a tile lies there; what each seat's followers hold
+        per_position = 2 * n + 1 + n * len(layout.board)
         self.ray = nn.Sequential(nn.Linear(REACH * (per_position + 1), hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden, bias=False))
         self.cell = nn.Linear(channels, hidden)
@@ -72,6 +82,21 @@ class ReachHead(nn.Module):
         top, and whether a tile lies there (raw counts, 0/1)."""
         segments = F.avg_pool2d(board[:, self.followers].float(), 3) * 9
         return th.cat([segments, cells[:, self.tops].float(), cells[:, [self.tile_plane]].float()], 1)
+
+    def holdings(self, board: th.Tensor, rows: th.Tensor, ys: th.Tensor, xs: th.Tensor) -> th.Tensor:
+        """What each seat's followers hold at window cells (``ys``, ``xs``) (A, …) of observations
+        ``rows`` (A,): for seat k, the mean of the uncropped ``board``'s planes (B, P, 3W, 3W), unscaled,
+        over the cell's sub-cells where a follower of seat k stands (zero where none does); shape
+        (A, n, P, …)."""
+        shape = ys.shape
+        sy = (3 * ys.reshape(len(ys), -1))[:, :, None] + self.sub_rows  # (A, M, 9)
+        sx = (3 * xs.reshape(len(xs), -1))[:, :, None] + self.sub_columns
+        planes = th.arange(board.shape[1], device=board.device)[None, :, None, None]
+        patch = board[rows[:, None, None, None], planes, sy[:, None], sx[:, None]].float()  # (A, P, M, 9)
+        stands = (patch[:, self.followers] > 0).float()  # (A, n, M, 9)
+        total = th.einsum("apms,akms->akpm", patch, stands)
+        held = total / stands.sum(3).clamp(min=1.0)[:, :, None]
+        return held.reshape(len(ys), len(self.followers), board.shape[1], *shape[1:])
 
     def area(self, cells: th.Tensor, rows: th.Tensor, cell: th.Tensor, colour: th.Tensor
              ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
@@ -99,8 +124,10 @@ class ReachHead(nn.Module):
         at = self.position_features(board, cells)  # (B, F, W, W)
         ys, xs, inside, reached, height = self.area(cells, rows, cell, colour)
         planes = th.arange(at.shape[1], device=at.device)[None, :, None, None]
-        seen = at[rows[:, None, None, None], planes, ys[:, None], xs[:, None]] * inside[:, None].float()  # (A, F, 8, R)
-        rays = th.cat([seen, reached.float()[:, None]], 1).permute(0, 2, 1, 3).flatten(2)  # (A, 8, R·(F + 1))
+        seen = at[rows[:, None, None, None], planes, ys[:, None], xs[:, None]]  # (A, F, 8, R)
+        held = self.board_scale(self.holdings(board, rows, ys, xs).flatten(0, 1)).view(len(rows), -1, *ys.shape[1:])
+        positions = th.cat([seen, held], 1) * inside[:, None].float()  # (A, F + n·P, 8, R)
+        rays = th.cat([positions, reached.float()[:, None]], 1).permute(0, 2, 1, 3).flatten(2)  # (A, 8, R·(F′ + 1))
         own = at[rows, :len(self.followers), cell // w, cell % w] * (colour < 2).float()[:, None]
         terms = th.cat([F.one_hot(colour, _COLOURS).float(), (height / REACH)[:, None], own], 1)
         hidden = (self.ray(rays).sum(1) + self.cell(cell_features) + self.pooled(pooled)[rows] + self.own(terms))
