@@ -28,8 +28,10 @@ __all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "reso
 _DIR = Path(__file__).with_name("pretrained")
 #: The networks shipped with the package, by the name a spec gives them (docs/training.md):
 #: ``pretrained``, PPO's ``full`` preset (a residual policy over greedy's action values);
-#: ``distilled``, the distillation recipe's student, seed 0 round 7 (no search: one forward pass).
-SHIPPED = {"pretrained": _DIR / "tower_2p.zip", "distilled": _DIR / "distilled_tower_2p.zip"}
+#: ``distilled``, the distillation recipe's student, seed 0 round 7 (no search: one forward pass);
+#: ``reach``, ``distilled`` fine-tuned with the reach head on a stronger teacher (no search either).
+SHIPPED = {"pretrained": _DIR / "tower_2p.zip", "distilled": _DIR / "distilled_tower_2p.zip",
+           "reach": _DIR / "reach_tower_2p.zip"}
 PRETRAINED = SHIPPED["pretrained"]
 
 

@@ -408,21 +408,24 @@ def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> N
     assert "--rounds: must be at least 1" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_the_shipped_student_plays_without_search_and_never_reads_the_unseen_pile() -> None:
-    """``ppo:distilled`` is the distillation's student: action heads, no prior (no search at play
-    time); R4: permuting the tiles not yet drawn changes none of its moves."""
+@pytest.mark.parametrize("name, reach_head", [("distilled", False), ("reach", True)])
+def test_the_shipped_students_play_without_search_and_never_read_the_unseen_pile(name: str, reach_head: bool) -> None:
+    """``ppo:distilled`` is the distillation's student, ``ppo:reach`` its fine-tune with the reach head:
+    action heads, no prior (no search at play time); R4: permuting the tiles not yet drawn changes
+    none of their moves."""
     from hidden_pile import with_unseen_pile_permuted
 
     from agents.ppo import SHIPPED, PPOAgent, resolve_checkpoint
     from carcassonne_env.engine import Game, GameConfig
 
-    assert resolve_checkpoint("distilled") == SHIPPED["distilled"]
-    network = PPOAgent("distilled")
+    assert resolve_checkpoint(name) == SHIPPED[name]
+    network = PPOAgent(name)
     assert network.prior == "" and network.policy.action_heads is True
+    assert network.policy.reach_head is reach_head
     config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
     rng = np.random.default_rng(5)
     for seed in (1, 2):
-        game, agent = Game(config, seed=seed), make_agent("ppo:distilled", seed=0)
+        game, agent = Game(config, seed=seed), make_agent(f"ppo:{name}", seed=0)
         while not game.is_over:
             if len(game.history) in (10, 40, 80):
                 permuted = with_unseen_pile_permuted(game, rng)
