@@ -208,7 +208,7 @@ def test_pairs_that_finish_early_wait_for_the_pairs_scheduled_before_them() -> N
 
 
 def test_games_played_in_this_process_use_one_torch_thread_as_a_worker_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Torch on its default threads beside another CPU job made a ppo: agent's decisions 50–100 times
+    """Torch on its default threads beside another CPU job made a ppo: agent's decisions 15–100 times
     slower: the in-process back-end (--workers 1) sets what a worker process sets."""
     torch = pytest.importorskip("torch")
     from training.arena.backends import inline

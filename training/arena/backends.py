@@ -73,7 +73,7 @@ def single_threaded() -> None:
 def inline(config: dict[str, Any], fixtures: Sequence[Fixture], workers: int | None = None) -> GameStream:
     """Every game in this process, in schedule order (``workers`` is ignored), on one thread of the
     numerical libraries as in a worker (:func:`single_threaded`; torch, if already imported, is set to
-    ``OMP_NUM_THREADS``): a ``ppo:`` agent on torch's default threads was 50–100 times slower a decision
+    ``OMP_NUM_THREADS``): a ``ppo:`` agent on torch's default threads was 15–100 times slower a decision
     here beside another CPU job, its threads waiting for each other."""
     single_threaded()
     torch = sys.modules.get("torch")
