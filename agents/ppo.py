@@ -1,5 +1,5 @@
 """A trained MaskablePPO checkpoint as a player: the agent spec ``ppo:PATH``, or ``ppo:NAME`` for a
-network shipped with the package (:data:`SHIPPED`: ``pretrained``, ``distilled``).
+network shipped with the package (:data:`SHIPPED`: ``pretrained``, ``distilled``, ``reach``).
 
 The policy always plays masked: only legal actions have probability. By default it plays the most
 probable legal action (``deterministic``); with ``sample=1`` it samples from the masked

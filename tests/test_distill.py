@@ -250,6 +250,7 @@ def test_a_fit_killed_mid_round_continues_to_the_weights_of_one_never_killed(tmp
     ({"device": "gpu"}, "--device"),
     ({"select_by": "agreement"}, "--select-by: must be one of regret, loss"),
     ({"init": "no/such/student.zip"}, "--init: names no student zip"),
+    ({"deploy_sees_floors": True}, "--deploy-sees-floors: needs --action-heads and --reach-head"),
 ])
 def test_bad_settings_are_refused_by_name(change: dict[str, Any], message: str) -> None:
     with pytest.raises(SettingError) as error:
@@ -258,20 +259,21 @@ def test_bad_settings_are_refused_by_name(change: dict[str, Any], message: str) 
 
 
 def test_a_run_started_from_a_student_gains_the_reach_head_and_keeps_the_rest(tmp_path: Path) -> None:
-    """--init copies a student's weights; the reach head it lacks starts at zero (tests/test_reach_head.py
-    shows the logits stay the student's); a student of another size is refused by name."""
+    """--init copies a student's weights; the reach head it lacks (and the DEPLOY head's view of the
+    floors) starts at zero (tests/test_reach_head.py shows the logits stay the student's); a student
+    of another size is refused by name."""
     th = pytest.importorskip("torch")
     small = pd.Settings(channels=8, blocks=1, head_hidden=8, action_heads=True)
     path = tmp_path / "student.zip"
     pd._student(small).save(path)
-    model = pd._student(dataclasses.replace(small, seed=3, reach_head=True))
+    model = pd._student(dataclasses.replace(small, seed=3, reach_head=True, deploy_sees_floors=True))
     pd._start_from(model, path, "cpu")
     from agents.nets.policy import load_policy
 
     mine = model.policy.state_dict()
     for key, value in load_policy(path).state_dict().items():
         assert th.equal(mine[key], value), key
-    assert any(".reach_head." in key for key in mine)
+    assert any(".reach_head." in key for key in mine) and "net.reach_head.to_deploy.weight" in mine
     with pytest.raises(SettingError, match=r"--init: .*differs in size"):
         pd._start_from(pd._student(dataclasses.replace(small, channels=16)), path, "cpu")
     with pytest.raises(SettingError, match=r"--init: .*heads differ"):

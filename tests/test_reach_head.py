@@ -4,6 +4,8 @@ one the head sees. A head that gains it plays as before until it is fitted."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,62 @@ def test_a_network_that_gains_the_head_plays_as_before() -> None:
         break
     else:
         pytest.fail("no FLOOR decision in 3 random games")
+
+
+def _follower_or_floor(games: int, seed: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """The observation (a batch of one), legal mask (N,) and the legal actions' kinds at the first
+    decision of random tower games where both a follower and a normal or black floor are legal."""
+    for env, _, observation in _floors_with_followers(games, seed):
+        mask = env.observe(env.agent_selection)["action_mask"].astype(bool)
+        window = env.encoder.window
+        kinds = np.array([env.codec.decode_for(env.game, int(i), window).kind for i in np.flatnonzero(mask)])
+        if (kinds == ActionKind.DEPLOY).any():
+            return {k: th.as_tensor(v[None]) for k, v in observation.items()}, mask, kinds
+    pytest.fail(f"no decision with both a follower and a floor in {games} random games")
+
+
+def test_the_deploy_logits_read_the_floors_on_offer_and_nothing_when_none_is() -> None:
+    """With ``deploy_sees_floors`` a follower's logit depends on the floors it competes with: the
+    same position scores its followers differently once the floors are taken off the legal actions,
+    and exactly as without the option when its layer is at zero (as a fine-tune starts)."""
+    import gymnasium
+
+    from carcassonne_env.environment import SingleAgentEnv
+
+    env = SingleAgentEnv(seat=None, players=2, expansions=TOWER)
+    space, actions = env.observation_space, env.action_space
+    assert isinstance(space, gymnasium.spaces.Dict) and isinstance(actions, gymnasium.spaces.Discrete)
+    kwargs = policy_kwargs(channels=8, blocks=1, head_hidden=16, action_heads=True, reach_head=True)
+    th.manual_seed(0)
+    plain = CarcassonnePolicy(space, actions, lambda _: 1e-3, **kwargs)
+    seeing = CarcassonnePolicy(space, actions, lambda _: 1e-3, **kwargs, deploy_sees_floors=True)
+    missing, unexpected = seeing.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and missing == ["net.reach_head.to_deploy.weight"]
+    obs, mask, kinds = _follower_or_floor(games=6, seed=9)
+    no_floors = mask.copy()
+    no_floors[np.flatnonzero(mask)[kinds == ActionKind.FLOOR]] = False
+    deploy = np.flatnonzero(mask)[kinds == ActionKind.DEPLOY]
+
+    def deploy_logits(policy: CarcassonnePolicy, legal: np.ndarray) -> Any:
+        logits = policy.legal_logits(obs, legal[None])[0]
+        return logits.logits[0, np.isin(logits.actions[0].numpy(), deploy)]
+
+    with th.no_grad():
+        assert th.equal(seeing.legal_logits(obs, mask[None])[0].logits, plain.legal_logits(obs, mask[None])[0].logits)
+        th.nn.init.normal_(seeing.net.reach_head.to_deploy.weight)  # type: ignore[union-attr]
+        without = deploy_logits(seeing, no_floors)
+        assert len(without) == len(deploy) and not th.allclose(deploy_logits(seeing, mask), without)
+        assert th.equal(without, deploy_logits(plain, no_floors))
+
+
+def test_the_deploy_logits_can_see_floors_only_beside_both_heads() -> None:
+    import gymnasium
+
+    from carcassonne_env.environment import SingleAgentEnv
+
+    env = SingleAgentEnv(seat=None, players=2, expansions=TOWER)
+    space, actions = env.observation_space, env.action_space
+    assert isinstance(space, gymnasium.spaces.Dict) and isinstance(actions, gymnasium.spaces.Discrete)
+    kwargs = policy_kwargs(channels=8, blocks=1, head_hidden=16, action_heads=True, deploy_sees_floors=True)
+    with pytest.raises(ValueError, match="needs action_heads and reach_head"):
+        CarcassonnePolicy(space, actions, lambda _: 1e-3, **kwargs)

@@ -120,10 +120,12 @@ class ActionHeads(nn.Module):
         return summed
 
     def deploy(self, board: th.Tensor, cells: th.Tensor, rows: th.Tensor, slot: th.Tensor, placed_features: th.Tensor,
-               pooled: th.Tensor) -> th.Tensor:
+               pooled: th.Tensor, floors: th.Tensor | None = None) -> th.Tensor:
         """Logits of DEPLOY actions of slots ``slot`` (A,) in observations ``rows`` (A,), from the
         uncropped ``board`` (B, P, 3W, 3W) and ``cells`` (B, Q, W, W), the trunk features of each
-        observation's placed cell (B, C) and ``pooled`` (B, D)."""
+        observation's placed cell (B, C) and ``pooled`` (B, D); ``floors`` (B, hidden), when given, is
+        added to the hidden layer (the floors on offer:
+        :meth:`~agents.nets.reach_head.ReachHead.deploy_terms`)."""
         w = cells.shape[-1]
         where = cells[rows, self.placed_plane].reshape(len(rows), -1).argmax(1)
         r, c = where // w, where % w
@@ -137,6 +139,8 @@ class ActionHeads(nn.Module):
         mean = (scaled * shows[:, None, :]).sum(2) / shows.sum(1, keepdim=True).clamp(min=1.0)
         hidden = (self.deploy_cell(placed_features[rows]) + self.deploy_segment(th.cat([mean, shows], 1))
                   + self.deploy_pooled(pooled)[rows])
+        if floors is not None:
+            hidden = hidden + floors[rows]
         logits: th.Tensor = self.deploy_out(F.relu(hidden)).squeeze(1)
         return logits
 

@@ -575,7 +575,8 @@ class BoardNet(nn.Module):
     :class:`~agents.nets.action_heads.ActionHeads`, conditioned on the tile's picture in each
     rotation and on the feature each follower would claim. ``reach_head``: the logit of a FLOOR
     action is corrected by :class:`~agents.nets.reach_head.ReachHead` from the followers in the
-    reach that floor gives the tower."""
+    reach that floor gives the tower; ``deploy_sees_floors`` (with both): the DEPLOY logits also read
+    that head's encoding of the floors on offer."""
 
     source: th.Tensor
     place_rotation: th.Tensor  # with action heads: the rotation of each per-cell channel (−1: not PLACE)
@@ -585,9 +586,12 @@ class BoardNet(nn.Module):
     def __init__(
         self, observation_space: spaces.Dict, channels: int = 16, blocks: int = 2, margin: int = 1,
         head_hidden: int = 64, encoder: BoardEncoder | None = None, prior_temperature: float = 1.0,
-        action_heads: bool = False, reach_head: bool = False,
+        action_heads: bool = False, reach_head: bool = False, deploy_sees_floors: bool = False,
     ) -> None:
         super().__init__()
+        if deploy_sees_floors and not (action_heads and reach_head):
+            raise ValueError("deploy_sees_floors needs action_heads and reach_head "
+                             "(the DEPLOY head reads the reach head's floors)")
         if not prior_temperature > 0:
             raise ValueError(f"prior_temperature must be > 0 (points), got {prior_temperature}")
         self.prior_log_scale = (nn.Parameter(th.tensor(-float(np.log(prior_temperature))))
@@ -613,7 +617,8 @@ class BoardNet(nn.Module):
                 [arg if kind is ActionKind.DEPLOY else -1 for kind, arg in other]), persistent=False)
         self.reach_head: ReachHead | None = None
         if reach_head:
-            self.reach_head = ReachHead(layout, trunk.channels, trunk.features_dim, head_hidden, board_scale)
+            self.reach_head = ReachHead(layout, trunk.channels, trunk.features_dim, head_hidden, board_scale,
+                                        deploy_sees_floors)
             self.register_buffer("floor_colour", th.tensor(
                 [arg if kind is ActionKind.FLOOR else -1 for kind, arg in spatial]), persistent=False)
 
@@ -669,18 +674,23 @@ class BoardNet(nn.Module):
         spatial_logits = (cells[index.cell] * weight[index.channel]).sum(1) + bias[index.channel]
         other = self.other_head(self.pi_hidden(features.pooled))
         logits = th.where(index.spatial, spatial_logits, other[index.rows, index.column])
+        floors = self._floor_hidden(obs, features, index, cells) if self.reach_head is not None else None
         if self.action_heads is not None:
-            logits = self._action_head_logits(obs, features, index, cells, logits)
-        if self.reach_head is not None:
-            logits = self._reach_logits(obs, features, index, cells, logits)
+            deploy_floors = None
+            if floors is not None and self.reach_head is not None and self.reach_head.to_deploy is not None:
+                deploy_floors = self.reach_head.deploy_terms(floors[1], index.rows[floors[0]], batch)
+            logits = self._action_head_logits(obs, features, index, cells, logits, deploy_floors)
+        if floors is not None and self.reach_head is not None:
+            logits = logits.index_put((floors[0],), logits[floors[0]] + self.reach_head.correction(floors[1]))
         if self.prior_log_scale is not None:
             prior = obs[PRIOR_KEY].to(logits.dtype)
             logits = logits + self.prior_log_scale.exp() * prior[index.rows, index.actions]
         return pad_legal(index, logits, batch), values
 
     def _action_head_logits(self, obs: Observation, features: BoardFeatures, index: LegalIndex, cells: th.Tensor,
-                            logits: th.Tensor) -> th.Tensor:
-        """``logits`` with those of PLACE and DEPLOY actions from :attr:`action_heads`."""
+                            logits: th.Tensor, floors: th.Tensor | None) -> th.Tensor:
+        """``logits`` with those of PLACE and DEPLOY actions from :attr:`action_heads` (``floors``: the
+        DEPLOY head's terms from the floors on offer, or None)."""
         heads = self.action_heads
         assert heads is not None
         rotation = th.where(index.spatial, self.place_rotation[index.channel], -1)
@@ -697,22 +707,22 @@ class BoardNet(nn.Module):
             c = self.features_extractor.channels
             logits = logits.index_put((deploy,), heads.deploy(
                 obs["board"], obs["cells"], index.rows[deploy], slot[deploy], features.pooled[:, c:2 * c],
-                features.pooled))
+                features.pooled, floors))
         return logits
 
-    def _reach_logits(self, obs: Observation, features: BoardFeatures, index: LegalIndex, cells: th.Tensor,
-                      logits: th.Tensor) -> th.Tensor:
-        """``logits`` with each FLOOR action's corrected by :attr:`reach_head`."""
+    def _floor_hidden(self, obs: Observation, features: BoardFeatures, index: LegalIndex, cells: th.Tensor
+                      ) -> tuple[th.Tensor, th.Tensor] | None:
+        """The positions in ``index`` of the FLOOR actions and their :attr:`reach_head` hidden layers,
+        or None when no floor is legal."""
         assert self.reach_head is not None
         colour = th.where(index.spatial, self.floor_colour[index.channel], -1)
         floor = (colour >= 0).nonzero().squeeze(1)
         if not len(floor):
-            return logits
+            return None
         w = self.codec.size
         window_cell = self.source[index.actions[floor]] % (w * w)
-        correction = self.reach_head(obs["board"], obs["cells"], index.rows[floor], window_cell, colour[floor],
-                                     cells[index.cell[floor]], features.pooled)
-        return logits.index_put((floor,), logits[floor] + correction)
+        return floor, self.reach_head.hidden(obs["board"], obs["cells"], index.rows[floor], window_cell, colour[floor],
+                                             cells[index.cell[floor]], features.pooled)
 
     def values(self, obs: Observation) -> th.Tensor:
         """The value head alone (B, 1)."""

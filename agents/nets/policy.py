@@ -128,11 +128,13 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         prior_temperature: float = 1.0,
         action_heads: bool = False,
         reach_head: bool = False,
+        deploy_sees_floors: bool = False,
         **kwargs: Any,
     ) -> None:
         self.head_hidden = head_hidden
         self.action_heads = action_heads
         self.reach_head = reach_head
+        self.deploy_sees_floors = deploy_sees_floors
         if bool(prior) != (PRIOR_KEY in observation_space.spaces):
             raise ValueError(f"prior={prior!r} but the observation space {'lacks' if prior else 'has'} "
                              f"a {PRIOR_KEY!r} entry (wrap the env in agents.nets.prior.PriorObservation)")
@@ -156,7 +158,8 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
         """The heads and the optimizer (replaces SB3's flat N-way action layer)."""
         self.net = BoardNet(self.observation_space, head_hidden=self.head_hidden,  # type: ignore[arg-type]
                             encoder=self.features_extractor, prior_temperature=self.prior_temperature,
-                            action_heads=self.action_heads, reach_head=self.reach_head)
+                            action_heads=self.action_heads, reach_head=self.reach_head,
+                            deploy_sees_floors=self.deploy_sees_floors)
         self.action_dist = LegalActionDistribution(self.codec.n)
         if self.ortho_init:
             self.net.orthogonal_init()
@@ -184,6 +187,8 @@ class CarcassonnePolicy(MaskableActorCriticPolicy):
             data["action_heads"] = True
         if self.reach_head:
             data["reach_head"] = True
+        if self.deploy_sees_floors:
+            data["deploy_sees_floors"] = True
         return data
 
     def legal_logits(
@@ -231,11 +236,13 @@ def _inference_unless_grad() -> th.inference_mode:
 def policy_kwargs(
     channels: int = 16, blocks: int = 2, margin: int = 1, head_hidden: int = 64, prior: str = "",
     prior_temperature: float = 1.0, action_heads: bool = False, reach_head: bool = False,
+    deploy_sees_floors: bool = False,
 ) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(CarcassonnePolicy, env, policy_kwargs=...)`` (the defaults
     are the benchmarked network; ``prior`` makes it a residual policy, :mod:`agents.nets.prior`;
     ``action_heads`` computes PLACE and DEPLOY logits by :mod:`agents.nets.action_heads`,
-    ``reach_head`` corrects FLOOR logits by :mod:`agents.nets.reach_head`)."""
+    ``reach_head`` corrects FLOOR logits by :mod:`agents.nets.reach_head`, ``deploy_sees_floors`` gives
+    the DEPLOY logits that head's encoding of the floors on offer)."""
     kwargs: dict[str, Any] = {
         "head_hidden": head_hidden,
         "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "margin": margin},
@@ -246,6 +253,8 @@ def policy_kwargs(
         kwargs["action_heads"] = True
     if reach_head:
         kwargs["reach_head"] = True
+    if deploy_sees_floors:
+        kwargs["deploy_sees_floors"] = True
     return kwargs
 
 

@@ -17,6 +17,13 @@ floor's own terms (colour, h, the followers on the tower's tile) give a correcti
 plain logit. Its output layer starts at zero, so a network that gains this head plays as before
 until it is fitted.
 
+With ``to_deploy`` (``deploy_sees_floors``), the same encoding also reaches the DEPLOY logits: a
+follower competes with the floors on offer in one softmax, and the DEPLOY head alone sees nothing
+of them, so a follower could be chosen where a floor captures more. Per observation the element-wise
+maximum of the hidden layer over its legal floors (zero where none is legal; the layer is a ReLU's
+output, so never negative) goes through ``to_deploy`` into the hidden layer of every DEPLOY logit
+(:meth:`~agents.nets.action_heads.ActionHeads.deploy`). ``to_deploy`` starts at zero as well.
+
 Nothing here looks ahead: the inputs are the observation and the action's own index.
 """
 
@@ -52,7 +59,8 @@ class ReachHead(nn.Module):
     sub_rows: th.Tensor
     sub_columns: th.Tensor
 
-    def __init__(self, layout: Layout, channels: int, pooled_dim: int, hidden: int, board_scale: nn.Module) -> None:
+    def __init__(self, layout: Layout, channels: int, pooled_dim: int, hidden: int, board_scale: nn.Module,
+                 deploy_sees_floors: bool = False) -> None:
         super().__init__()
         self.board_scale = board_scale
         n = layout.players
@@ -76,6 +84,10 @@ class ReachHead(nn.Module):
         self.out = nn.Linear(hidden, 1)
         nn.init.zeros_(self.out.weight)
         nn.init.zeros_(self.out.bias)
+        self.to_deploy: nn.Linear | None = None
+        if deploy_sees_floors:
+            self.to_deploy = nn.Linear(hidden, hidden, bias=False)
+            nn.init.zeros_(self.to_deploy.weight)
 
     def position_features(self, board: th.Tensor, cells: th.Tensor) -> th.Tensor:
         """(B, 2n + 1, W, W): per cell, each seat's followers on the tile's segments and on a tower
@@ -115,11 +127,12 @@ class ReachHead(nn.Module):
         reached = (d[None, None, :] <= height[:, None, None]) & self.reaches[colour][:, :, None] & inside
         return ys.clamp(0, w - 1), xs.clamp(0, w - 1), inside, reached, height
 
-    def forward(self, board: th.Tensor, cells: th.Tensor, rows: th.Tensor, cell: th.Tensor, colour: th.Tensor,
-                cell_features: th.Tensor, pooled: th.Tensor) -> th.Tensor:
-        """Corrections for FLOOR actions of colours ``colour`` (A,) on window cells ``cell`` (A,,
-        row-major) of observations ``rows`` (A,), from the uncropped ``board`` (B, P, 3W, 3W) and
-        ``cells`` (B, Q, W, W), the trunk features of those cells (A, C) and ``pooled`` (B, D)."""
+    def hidden(self, board: th.Tensor, cells: th.Tensor, rows: th.Tensor, cell: th.Tensor, colour: th.Tensor,
+               cell_features: th.Tensor, pooled: th.Tensor) -> th.Tensor:
+        """The hidden layer (A, hidden; after its ReLU, so ≥ 0) of FLOOR actions of colours ``colour``
+        (A,) on window cells ``cell`` (A,, row-major) of observations ``rows`` (A,), from the uncropped
+        ``board`` (B, P, 3W, 3W) and ``cells`` (B, Q, W, W), the trunk features of those cells (A, C)
+        and ``pooled`` (B, D)."""
         w = cells.shape[-1]
         at = self.position_features(board, cells)  # (B, F, W, W)
         ys, xs, inside, reached, height = self.area(cells, rows, cell, colour)
@@ -131,5 +144,24 @@ class ReachHead(nn.Module):
         own = at[rows, :len(self.followers), cell // w, cell % w] * (colour < 2).float()[:, None]
         terms = th.cat([F.one_hot(colour, _COLOURS).float(), (height / REACH)[:, None], own], 1)
         hidden = (self.ray(rays).sum(1) + self.cell(cell_features) + self.pooled(pooled)[rows] + self.own(terms))
-        correction: th.Tensor = self.out(F.relu(hidden)).squeeze(1)
+        return F.relu(hidden)
+
+    def forward(self, board: th.Tensor, cells: th.Tensor, rows: th.Tensor, cell: th.Tensor, colour: th.Tensor,
+                cell_features: th.Tensor, pooled: th.Tensor) -> th.Tensor:
+        """Corrections (A,) for the FLOOR actions of :meth:`hidden`'s arguments."""
+        return self.correction(self.hidden(board, cells, rows, cell, colour, cell_features, pooled))
+
+    def correction(self, hidden: th.Tensor) -> th.Tensor:
+        """The FLOOR logits' corrections (A,) from their :meth:`hidden` layers."""
+        correction: th.Tensor = self.out(hidden).squeeze(1)
         return correction
+
+    def deploy_terms(self, hidden: th.Tensor, rows: th.Tensor, batch: int) -> th.Tensor:
+        """(``batch``, hidden): what ``to_deploy`` adds to the DEPLOY head's hidden layer in each
+        observation, from the :meth:`hidden` layers (A, hidden) of the legal floors of observations
+        ``rows`` (A,): their element-wise maximum, zero where no floor is legal (module docstring)."""
+        assert self.to_deploy is not None
+        best = hidden.new_zeros(batch, hidden.shape[1]).scatter_reduce(
+            0, rows[:, None].expand_as(hidden), hidden, "amax")
+        terms: th.Tensor = self.to_deploy(best)
+        return terms

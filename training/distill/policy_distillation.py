@@ -152,6 +152,9 @@ class Settings:
     reach_head: bool = False
     # the followers each FLOOR would put in the tower's capture area, read along its rays
     """FLOOR logits corrected from the tower's reach after that floor (agents/nets/reach_head.py)."""
+    deploy_sees_floors: bool = False
+    # with --action-heads and --reach-head: a follower competes with the floors on offer in one softmax
+    """DEPLOY logits also read the reach head's encoding of the floors on offer (agents/nets/reach_head.py)."""
     init: str = ""
     # a fine-tune: a head the run adds (--reach-head) starts at zero, so round 0 starts as that student plays
     """A student the run starts from, and that plays round 0's student seats: a ppo zip, or 'distilled'."""
@@ -218,6 +221,8 @@ def check(s: Settings) -> None:
          s.learning_rate)
     need(s.value_weight >= 0 and math.isfinite(s.value_weight), "value_weight", "must be ≥ 0", s.value_weight)
     need(bool(s.anchors), "anchors", "needs at least one agent spec", s.anchors)
+    need(not s.deploy_sees_floors or (s.action_heads and s.reach_head), "deploy_sees_floors",
+         "needs --action-heads and --reach-head (the DEPLOY head reads the reach head's floors)", s.deploy_sees_floors)
     need(s.select_by in SELECT_BY, "select_by", f"must be one of {', '.join(SELECT_BY)}", s.select_by)
     need(not s.init or init_path(s.init).is_file(), "init", "names no student zip (a path, or 'distilled')", s.init)
     check_out(s.out)
@@ -641,7 +646,8 @@ def _student(s: Settings) -> Any:
     from carcassonne_env.environment import SingleAgentEnv
 
     kwargs = policy_kwargs(channels=s.channels, blocks=s.blocks, head_hidden=s.head_hidden,
-                           action_heads=s.action_heads, reach_head=s.reach_head)
+                           action_heads=s.action_heads, reach_head=s.reach_head,
+                           deploy_sees_floors=s.deploy_sees_floors)
     venv = DummyVecEnv([lambda: SingleAgentEnv(seat=None, **s.env_kwargs())])
     return MaskablePPO(CarcassonnePolicy, venv, n_steps=8, batch_size=8, seed=s.seed, device=s.device,
                        policy_kwargs=kwargs)
