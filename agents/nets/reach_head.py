@@ -146,11 +146,6 @@ class ReachHead(nn.Module):
         hidden = (self.ray(rays).sum(1) + self.cell(cell_features) + self.pooled(pooled)[rows] + self.own(terms))
         return F.relu(hidden)
 
-    def forward(self, board: th.Tensor, cells: th.Tensor, rows: th.Tensor, cell: th.Tensor, colour: th.Tensor,
-                cell_features: th.Tensor, pooled: th.Tensor) -> th.Tensor:
-        """Corrections (A,) for the FLOOR actions of :meth:`hidden`'s arguments."""
-        return self.correction(self.hidden(board, cells, rows, cell, colour, cell_features, pooled))
-
     def correction(self, hidden: th.Tensor) -> th.Tensor:
         """The FLOOR logits' corrections (A,) from their :meth:`hidden` layers."""
         correction: th.Tensor = self.out(hidden).squeeze(1)
