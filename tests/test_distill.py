@@ -335,6 +335,43 @@ def test_a_run_killed_while_rating_keeps_the_hours_its_samples_and_fit_took(tmp_
     assert history[0]["hours"] == 4 + 2
 
 
+def test_another_runs_rounds_join_every_fit_when_their_labels_are_the_same(tmp_path: Path) -> None:
+    """--extra-samples: a finished run's round, labelled by the same teacher at the same temperature,
+    is fitted on beside the run's own rounds; a file whose labels came from another teacher, or that
+    is no run's round, or that lies in the run's own directory, is refused naming it."""
+    tiny = pd.Settings(teacher="greedy", rounds=1, decisions=60, channels=8, blocks=1, head_hidden=8, epochs=1,
+                       eval_seeds=1, anchors=("random",), workers=1, threads=1, progress=False)
+    first = dataclasses.replace(tiny, out=str(tmp_path / "first"))
+    pd.train(first)
+    theirs = tmp_path / "first" / "round_000" / "samples.npz"
+    second = dataclasses.replace(tiny, out=str(tmp_path / "second"), seed=1,
+                                 extra_samples=(str(tmp_path / "fir*" / "round_00?" / "samples.npz"),))
+    pd.train(second)
+    entry = json.loads((tmp_path / "second" / "history.json").read_text())[0]
+    assert entry["extra_samples"] == len(pd.Samples.load(theirs)) > 0
+    assert entry["samples"] == entry["round_samples"] + entry["extra_samples"]
+
+    def refused(settings: pd.Settings) -> str:
+        with pytest.raises(SettingError) as error:
+            pd.check(settings)
+        return str(error.value)
+
+    assert "names no file" in refused(dataclasses.replace(second, extra_samples=(str(tmp_path / "none*.npz"),)))
+    stray = tmp_path / "samples.npz"
+    stray.write_bytes(theirs.read_bytes())
+    assert f"{stray} is not the samples.npz of a distillation run's round folder" in refused(
+        dataclasses.replace(second, extra_samples=(str(stray),)))
+    own = tmp_path / "second" / "round_000" / "samples.npz"
+    assert "lies in this run's own directory" in refused(dataclasses.replace(second, extra_samples=(str(own),)))
+    assert f"{theirs} was labelled with --temperature 1.0, this run's is 2.0" in refused(
+        dataclasses.replace(second, temperature=2.0, out=str(tmp_path / "third")))
+    state = json.loads((tmp_path / "first" / "state.json").read_text())
+    state["settings"]["teacher"] = "random"
+    (tmp_path / "first" / "state.json").write_text(json.dumps(state))
+    assert "was labelled with --teacher 'random', this run's is 'greedy'" in refused(
+        dataclasses.replace(second, out=str(tmp_path / "third")))
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "training.cli", "train", "distill", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600,

@@ -23,7 +23,8 @@ to no-regret online learning"), in **rounds** k = 0, 1, …:
    its own seed, so the samples depend on the seed only, not on the number of workers.
 2. **Fit** (continuing from the previous round's student): cross-entropy of the student's
    legal-action distribution against the soft targets plus ``value_weight`` × the squared error of
-   its value head, on the union of all rounds' samples (or of the last ``window`` rounds). The
+   its value head, on the union of all rounds' samples (or of the last ``window`` rounds), and of
+   ``extra_samples``: rounds of other runs labelled by the same teacher at the same temperature. The
    decisions of 10 % of the games (chosen by a hash of the game's seed, the same in every round)
    are held out; per epoch the held-out loss, the held-out **agreement** (tie-aware: the student's
    most probable action is one the teacher values best), also per decision phase (PLACE, ACTION,
@@ -65,11 +66,12 @@ import json
 import math
 import os
 import time
+import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -155,6 +157,10 @@ class Settings:
     deploy_sees_floors: bool = False
     # with --action-heads and --reach-head: a follower competes with the floors on offer in one softmax
     """DEPLOY logits also read the reach head's encoding of the floors on offer (agents/nets/reach_head.py)."""
+    extra_samples: tuple[str, ...] = ()
+    # labels computed once serve many fits: each file (or glob pattern) is a round of a distillation run
+    """Samples of other runs (RUN/round_NNN/samples.npz, globs allowed) with this run's teacher, temperature,
+    players and expansions: added to every round's fit."""
     init: str = ""
     # a fine-tune: a head the run adds (--reach-head) starts at zero, so round 0 starts as that student plays
     """A student the run starts from, and that plays round 0's student seats: a ppo zip, or 'distilled'."""
@@ -225,6 +231,7 @@ def check(s: Settings) -> None:
          "needs --action-heads and --reach-head (the DEPLOY head reads the reach head's floors)", s.deploy_sees_floors)
     need(s.select_by in SELECT_BY, "select_by", f"must be one of {', '.join(SELECT_BY)}", s.select_by)
     need(not s.init or init_path(s.init).is_file(), "init", "names no student zip (a path, or 'distilled')", s.init)
+    extra_sample_files(s)
     check_out(s.out)
     check_device(s.device, auto=False)
     for name, specs in (("teacher", (s.teacher,)), ("anchors", s.anchors)):
@@ -234,6 +241,38 @@ def check(s: Settings) -> None:
             except AgentSpecError as e:
                 raise SettingError(f"--{name}: agent {spec!r}: {e}") from None
         check_agents(name, specs, config)
+
+
+_T = TypeVar("_T")
+#: The settings that make two runs' labels the same function of a position.
+_LABELLING = ("teacher", "temperature", "players", "expansions")
+
+
+def extra_sample_files(s: Settings) -> list[Path]:
+    """The files of ``s.extra_samples`` (each pattern expanded, sorted, without repeats), checked: each
+    is a ``round_NNN/samples.npz`` of a run whose ``state.json`` names this run's teacher, temperature,
+    players and expansions, outside this run's own directory (its rounds are in the fit already)."""
+    import glob
+
+    files: list[Path] = []
+    for pattern in s.extra_samples:
+        matched = sorted(Path(f) for f in glob.glob(pattern))
+        need(bool(matched), "extra_samples", "names no file", pattern)
+        files += [f for f in matched if f not in files]
+    out = Path(s.out).resolve()
+    for f in files:
+        state_path = f.parent.parent / "state.json"
+        if not (f.name == "samples.npz" and f.parent.name.startswith("round_") and state_path.is_file()):
+            raise SettingError(f"--extra-samples: {f} is not the samples.npz of a distillation run's round folder")
+        if out in f.resolve().parents:
+            raise SettingError(f"--extra-samples: {f} lies in this run's own directory (its rounds are in the fit)")
+        theirs = _readable(state_path, lambda path: dict(load(path)["settings"]))
+        for name in _LABELLING:
+            ours = list(getattr(s, name)) if name == "expansions" else getattr(s, name)
+            if theirs.get(name) != ours:
+                raise SettingError(f"--extra-samples: {f} was labelled with --{name} {theirs.get(name)!r}, this "
+                                   f"run's is {ours!r}")
+    return files
 
 
 # ------------------------------------------------------------------------------------------ samples
@@ -750,6 +789,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         write_json(out / "state.json", _json_safe(state))
 
     model = _student(s)
+    extra_files = extra_sample_files(s)
     rounds: dict[int, Samples] = {}
     k = int(state["round"])
     if not k and s.init:
@@ -767,10 +807,15 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 save_clock()
         for j in [j for j in rounds if j < first]:
             del rounds[j]
-        data = Samples.concatenate([rounds[j] for j in range(first, k + 1)])
+        extra = [_extra(f) for f in extra_files]  # loaded again each round: one copy in memory while fitting
+        data = Samples.concatenate(extra + [rounds[j] for j in range(first, k + 1)])
+        extra_size = sum(len(e) for e in extra)
+        del extra
         student_seats = int((~rounds[k].by_teacher).sum())
-        print(f"== round {k}: fitting on {len(data)} decisions of rounds {first}–{k} ({student_seats} of round {k} "
-              f"from student seats; {data.nbytes / len(data) / 1024:.1f} KB per decision in memory)", flush=True)
+        print(f"== round {k}: fitting on {len(data)} decisions of rounds {first}–{k}" + (
+              f" and {len(extra_files)} files of other runs ({extra_size})" if extra_files else "") +
+              f" ({student_seats} of round {k} from student seats; {data.nbytes / len(data) / 1024:.1f} KB per "
+              f"decision in memory)", flush=True)
         size, memory = len(data), data.nbytes
         if (folder / "fit.json").exists() and (folder / "student.zip").exists():  # fitted before a kill: rate it
             with reading(folder / "fit.json", "delete it and the round's student.zip: --resume fits the round again"):
@@ -796,7 +841,8 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                                               GameConfig(players=s.players, expansions=s.expansions),
                                               folder / "anchors", workers, s.progress)
         hours = elapsed() / 3600
-        entry: dict[str, Any] = {"round": k, "hours": hours, "samples": size, "round_samples": len(rounds[k]),
+        entry: dict[str, Any] = {"round": k, "hours": hours, "samples": size, "extra_samples": extra_size,
+                                 "round_samples": len(rounds[k]),
                                  "student_seat_samples": student_seats, "bytes_per_sample": memory / size,
                                  "memory_bytes": memory, **figures, "ms_per_decision": ms_per_decision(games, spec),
                                  "student": str(folder / "student.zip"), "ratings": ratings}
@@ -819,6 +865,20 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     log.close()
     print(f"student: ppo:{out / 'student.zip'} (curve: {out / 'curve.csv'}, {out / 'curve.png'})")
     return out
+
+
+def _extra(path: Path) -> Samples:
+    """The samples of another run's round (:func:`extra_sample_files` checked where they come from)."""
+    return _readable(path, Samples.load)
+
+
+def _readable(path: Path, read: Callable[[Path], _T]) -> _T:
+    """``read(path)`` of a file named by ``--extra-samples``; a damaged one is a SettingError naming it."""
+    try:
+        return read(path)
+    except (OSError, EOFError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as e:
+        raise SettingError(f"--extra-samples: {path} cannot be read ({type(e).__name__}: {e}); take it out, or "
+                           f"play that run's round again (--resume)") from None
 
 
 def _load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
