@@ -1,5 +1,6 @@
 """A trained MaskablePPO checkpoint as a player: the agent spec ``ppo:PATH``, or ``ppo:NAME`` for a
-network shipped with the package (:data:`SHIPPED`: ``pretrained``, ``distilled``, ``reach``).
+network shipped with the package (:data:`SHIPPED`: ``pretrained``, ``distilled``, ``reach``,
+``pooled``).
 
 The policy always plays masked: only legal actions have probability. By default it plays the most
 probable legal action (``deterministic``); with ``sample=1`` it samples from the masked
@@ -29,9 +30,10 @@ _DIR = Path(__file__).with_name("pretrained")
 #: The networks shipped with the package, by the name a spec gives them (docs/training.md):
 #: ``pretrained``, PPO's ``full`` preset (a residual policy over greedy's action values);
 #: ``distilled``, the distillation recipe's student, seed 0 round 7 (no search: one forward pass);
-#: ``reach``, ``distilled`` fine-tuned with the reach head on a stronger teacher (no search either).
+#: ``reach``, ``distilled`` fine-tuned with the reach head on a stronger teacher (no search either);
+#: ``pooled``, ``reach`` fitted once more on every round that teacher labelled (18 rounds of 6 runs).
 SHIPPED = {"pretrained": _DIR / "tower_2p.zip", "distilled": _DIR / "distilled_tower_2p.zip",
-           "reach": _DIR / "reach_tower_2p.zip"}
+           "reach": _DIR / "reach_tower_2p.zip", "pooled": _DIR / "pooled_tower_2p.zip"}
 PRETRAINED = SHIPPED["pretrained"]
 
 
