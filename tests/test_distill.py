@@ -450,8 +450,8 @@ def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> N
 @pytest.mark.parametrize("name, reach_head", [("distilled", False), ("reach", True), ("pooled", True)])
 def test_the_shipped_students_play_without_search_and_never_read_the_unseen_pile(name: str, reach_head: bool) -> None:
     """``ppo:distilled`` is the distillation's student, ``ppo:reach`` its fine-tune with the reach head,
-    ``ppo:pooled`` that one fitted on the pooled labels: action heads, no prior (no search at play time); R4: permuting the tiles not yet drawn changes
-    none of their moves."""
+    ``ppo:pooled`` that one fitted on the pooled labels: action heads, no prior (no search at play time);
+    R4: permuting the tiles not yet drawn changes none of their moves."""
     from hidden_pile import with_unseen_pile_permuted
 
     from agents.ppo import SHIPPED, PPOAgent, resolve_checkpoint
