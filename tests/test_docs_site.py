@@ -3,7 +3,6 @@ docstring mkdocstrings cannot render all fail it; and the hooks of ``docs/hooks/
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from source_module import load_module
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
@@ -22,11 +22,7 @@ HOOKS = ROOT / "docs" / "hooks"
 
 
 def _hook(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"docs_hooks_{name}", HOOKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(f"docs_hooks_{name}", HOOKS / f"{name}.py")
 
 
 def _mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:

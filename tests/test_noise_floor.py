@@ -3,13 +3,12 @@ error, on a recorded game whose answers are known."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from source_module import load_module
 
 from agents.afterstate import PRETRAINED, load_value_net
 from carcassonne_env.engine import ActionKind, Game, GameConfig, GameRecord, Phase
@@ -19,12 +18,7 @@ SCRIPT = Path(__file__).parents[1] / "scripts" / "maintainer" / "noise_floor.py"
 
 @pytest.fixture(scope="module")
 def noise_floor() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("noise_floor", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("noise_floor", SCRIPT)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ per tile order is its score share (a win 1, a draw ½), and pairs of folders poo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from source_module import load_module
 
 REPO = Path(__file__).parents[1]
 SCRIPT = REPO / "scripts" / "maintainer" / "paired_first_place.py"
@@ -19,12 +19,7 @@ SCRIPT = REPO / "scripts" / "maintainer" / "paired_first_place.py"
 
 @pytest.fixture(scope="module")
 def paired() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("paired_first_place", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("paired_first_place", SCRIPT)
 
 
 def tournament(out: Path, *specs: str) -> Path:
