@@ -12,15 +12,26 @@ Every agent is named by a spec string (:mod:`agents.spec`); the built-in agents 
 from .compiled_search import COMPILED  # first: it decides whether the compiled search modules may load
 
 # isort: split
+from typing import Annotated
+
+# isort: split
 from carcassonne_env.players import EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
 from .afterstate import AfterstateAgent, load_value_net, pretrained_nets
 from .evaluation import END_NOW, PositionValue
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
+from .ppo import SHIPPED as _SHIPPED_PPO
 from .shipped_values import AFTERSTATE_LONG_FILES, LINEAR_FILES, PerPlayerCount
-from .spec import AgentSpecError, known_agents, make_agent, register_agent
+from .spec import AgentSpecError, Named, Origin, Range, known_agents, make_agent, register_agent
 from .value import LinearValue
+
+#: The MaskablePPO networks named by a key (``ppo:pooled``).
+SHIPPED_PPO = tuple(_SHIPPED_PPO)
+#: The position values named by a key (:func:`position_value`); any other name is a file's path.
+VALUE_KEYS = ("end_now", "linear", "afterstate", "afterstate_long")
+#: A spec option naming a position value: a key of :data:`VALUE_KEYS`, or a file on the command line.
+_VALUE = Named(VALUE_KEYS, paths=True, note="a weights file of train value, or a .npz of train afterstate")
 
 
 def position_value(name: str) -> PositionValue:
@@ -44,13 +55,14 @@ def position_value(name: str) -> PositionValue:
     return LinearValue.load(name)
 
 
-def _greedy(seed: int, fast: bool = False, value: str = "end_now") -> GreedyAgent:
+def _greedy(seed: int, fast: bool = False, value: Annotated[str, _VALUE] = "end_now") -> GreedyAgent:
     """``greedy``, ``greedy:fast=1``, ``greedy:value=linear`` (see :func:`position_value`)."""
     return GreedyAgent(seed, fast=fast, value=position_value(value))
 
 
-def _afterstate(seed: int, model: str = "pretrained", fast: bool = False,
-                spread: float | None = None) -> AfterstateAgent:
+def _afterstate(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note="a .npz of train afterstate")]
+                = "pretrained", fast: bool = False,
+                spread: Annotated[float | None, Range(0, 1000, "points; 0: the margin")] = None) -> AfterstateAgent:
     """``afterstate:pretrained`` (a network per player count) or ``afterstate:PATH.npz``: greedy's search on
     a learned value network; ``spread=S`` (points) aims at first place with that spread of the final
     scores, ``spread=0`` at the margin; unset, the network's own (:class:`~agents.afterstate.AfterstateAgent`)."""
@@ -58,14 +70,16 @@ def _afterstate(seed: int, model: str = "pretrained", fast: bool = False,
                            spread=spread)
 
 
-def _ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
+def _ppo(seed: int, path: Annotated[str, Named(SHIPPED_PPO, paths=True, note="a MaskablePPO .zip")],
+         sample: bool = False) -> EngineAgent:
     """``ppo:PATH``: imports torch and Stable-Baselines3 (the ``train`` extra) only when used."""
     from .ppo import make_ppo
 
     return make_ppo(seed, path, sample)
 
 
-def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
+def _rllib(seed: int, path: Annotated[str, Named((), paths=True, note="a checkpoint of train rllib")],
+           sample: bool = False) -> EngineAgent:
     """``rllib:PATH``: imports torch and Ray RLlib (the ``ray`` extra) only when used."""
     from .rllib import make_rllib
 
@@ -75,20 +89,24 @@ def _rllib(seed: int, path: str, sample: bool = False) -> EngineAgent:
 #: ``mcts:pretrained`` written out: the search of ``mcts:sims=20,guide=1,rollout_turns=0,value=afterstate``
 #: over the long run's network, one simulation fewer so that it thinks no longer a decision (issue 52).
 MCTS_PRETRAINED = "mcts:sims=19,guide=1,rollout_turns=0,value=afterstate_long"
+#: The most simulations an ``mcts:`` spec may ask for a decision (guided, ~100 a second: minutes).
+MAX_SIMS = 100_000
+#: The longest ``seconds`` budget an ``mcts:`` spec may ask for a decision.
+MAX_SECONDS = 600.0
 
 
 def _mcts(
     seed: int,
-    preset: str | None = None,
-    sims: int | None = None,
-    seconds: float | None = None,
-    exploration: float = 0.5,
-    rollout_turns: int | None = None,
-    widening: float = 2.0,
-    prior_visits: int = 5,
-    scale: float = 10.0,
+    preset: Annotated[str | None, Named(("pretrained",), note=MCTS_PRETRAINED)] = None,
+    sims: Annotated[int | None, Range(1, MAX_SIMS, "400 when neither sims nor seconds is given")] = None,
+    seconds: Annotated[float | None, Range(0.001, MAX_SECONDS, "a soft budget: the search ends after it")] = None,
+    exploration: Annotated[float, Range(0, 100, "the UCT constant")] = 0.5,
+    rollout_turns: Annotated[int | None, Range(0, 100, "2 when not given; 0 with pretrained")] = None,
+    widening: Annotated[float, Range(0, 100, "0: off")] = 2.0,
+    prior_visits: Annotated[int, Range(0, 10_000)] = 5,
+    scale: Annotated[float, Range(0.01, 10_000, "points")] = 10.0,
     guide: bool | None = None,
-    value: str | None = None,
+    value: Annotated[str | None, _VALUE] = None,
 ) -> MCTSAgent:
     """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; any value
     given, 0 or negative included, is checked, never read as "not given"); ``mcts:pretrained`` is
@@ -118,22 +136,26 @@ def _mcts(
                      value=position_value("end_now" if value is None else value))
 
 
-register_agent("random", RandomAgent)
-register_agent("greedy", _greedy)
-register_agent("mcts", _mcts)
-register_agent("afterstate", _afterstate)
-register_agent("ppo", _ppo)
-register_agent("rllib", _rllib)
+register_agent("random", RandomAgent, builtin=True)
+register_agent("greedy", _greedy, builtin=True)
+register_agent("mcts", _mcts, builtin=True)
+register_agent("afterstate", _afterstate, builtin=True)
+register_agent("ppo", _ppo, builtin=True)
+register_agent("rllib", _rllib, builtin=True)
 
 __all__ = [
     "COMPILED",
+    "MAX_SECONDS",
+    "MAX_SIMS",
     "MCTS_PRETRAINED",
+    "VALUE_KEYS",
     "AfterstateAgent",
     "AgentSpecError",
     "EngineAgent",
     "GreedyAgent",
     "LinearValue",
     "MCTSAgent",
+    "Origin",
     "PerPlayerCount",
     "Policy",
     "PolicyAgent",

@@ -41,11 +41,23 @@ from carcassonne_env.engine import Action, Game, GameConfig, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
 from .compat import check_fits
-from .spec import AgentSpecError, is_user_spec, make_agent
+from .spec import AgentSpecError, Origin, check_spec, is_user_spec, make_agent
 
-__all__ = ["DEFAULT_MOVE_TIME_LIMIT", "STARTUP_SECONDS", "AgentBuildError", "AgentProcessFailure", "ProcessAgent",
-           "close_agent", "ctrl_c_blocked",
-           "evidence", "hidden_position", "seat_agent"]
+__all__ = [
+    "ANSWER_BYTES",
+    "DEFAULT_MOVE_TIME_LIMIT",
+    "STARTUP_SECONDS",
+    "AgentBuildError",
+    "AgentProcessFailure",
+    "ProcessAgent",
+    "close_agent",
+    "context",
+    "ctrl_c_blocked",
+    "evidence",
+    "hidden_position",
+    "seat_agent",
+    "send",
+]
 
 #: Seconds a decision may take when no ``--move-time-limit`` is given: generous (the slowest shipped
 #: search, ``mcts:seconds=…``, is told its own budget), yet a hanging agent cannot hang a run.
@@ -104,7 +116,8 @@ def _failure(e: BaseException, doing: str) -> tuple[str, str]:
     return "exception", f"raised {type(e).__name__}: {e}{doing}"
 
 
-def _send(conn: Connection, message: dict[str, Any]) -> None:
+def send(conn: Connection, message: dict[str, Any]) -> None:
+    """``message`` as one JSON message on ``conn`` (never pickle: the other end may not be trusted)."""
     conn.send_bytes(json.dumps(message).encode())
 
 
@@ -121,13 +134,13 @@ def _answer_runner(conn: Connection, spec: str, seed: int, config: dict[str, Any
         agent = make_agent(spec, seed=seed)
         check_fits(agent, GameConfig.from_dict(config), spec)
     except AgentSpecError as e:  # names what is wrong with the spec already
-        _send(conn, {"op": "fail", "kind": "exception", "message": str(e)})
+        send(conn, {"op": "fail", "kind": "exception", "message": str(e)})
         return
     except BaseException as e:
         kind, message = _failure(e, " while being built")
-        _send(conn, {"op": "fail", "kind": kind, "message": f"{spec!r} {message}"})
+        send(conn, {"op": "fail", "kind": kind, "message": f"{spec!r} {message}"})
         return
-    _send(conn, {"op": "ready"})
+    send(conn, {"op": "ready"})
     while True:
         try:
             request = json.loads(conn.recv_bytes())
@@ -140,12 +153,12 @@ def _answer_runner(conn: Connection, spec: str, seed: int, config: dict[str, Any
             action = agent.choose_action(game)
         except BaseException as e:
             kind, message = _failure(e, "")
-            _send(conn, {"op": "fail", "kind": kind, "message": message})
+            send(conn, {"op": "fail", "kind": kind, "message": message})
             return
-        _send(conn, {"op": "move", "action": evidence(action)})
+        send(conn, {"op": "move", "action": evidence(action)})
 
 
-def _context() -> Any:
+def context() -> Any:
     """forkserver where there is one (fast; its children hold nothing of the runner's memory, unlike
     ``fork``), else spawn."""
     if sys.platform.startswith("linux"):
@@ -202,7 +215,7 @@ class ProcessAgent:
             raise ValueError(f"time_limit: must be a positive number of seconds, got {time_limit!r}")
         self.spec, self.time_limit = spec, time_limit
         self._rng = np.random.default_rng(np.random.SeedSequence([seed, 0x15_0A7E]))
-        ctx = _context()
+        ctx = context()
         self._conn, theirs = ctx.Pipe()
         self._process = ctx.Process(target=_serve, args=(theirs, spec, seed, config.to_dict()), daemon=True,
                                     name=f"agent {spec}")
@@ -222,7 +235,7 @@ class ProcessAgent:
         if not self._process.is_alive() and self._conn.closed:
             raise AgentProcessFailure("crash", "is no longer running (it failed before)")
         try:
-            _send(self._conn, {"op": "decide", "game": hidden_position(game, self._rng)})
+            send(self._conn, {"op": "decide", "game": hidden_position(game, self._rng)})
         except OSError:
             self._fail({"op": "crash"})
         answer = self._answer(self.time_limit, f"took more than {self.time_limit:g} s for a decision")
@@ -278,13 +291,15 @@ class ProcessAgent:
 
 
 def seat_agent(spec: str, *, seed: int, config: GameConfig, time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
-               in_process: bool = False) -> EngineAgent:
+               in_process: bool = False, origin: Origin = Origin.COMMAND_LINE) -> EngineAgent:
     """The agent of a seat: the project's own agents (registered names) built here, anything named by a
     file or module behind a :class:`ProcessAgent` (unless ``in_process``); both checked to fit
-    ``config`` (:func:`~agents.compat.check_fits`: a ValueError naming both configurations)."""
+    ``config`` (:func:`~agents.compat.check_fits`: a ValueError naming both configurations). ``origin``:
+    where ``spec`` came from (:func:`~agents.spec.check_spec`, checked before anything is started)."""
+    check_spec(spec, origin)
     if is_user_spec(spec) and not in_process:
         return ProcessAgent(spec, seed=seed, config=config, time_limit=time_limit)
-    agent = make_agent(spec, seed=seed)
+    agent = make_agent(spec, seed=seed, origin=origin)
     check_fits(agent, config, spec)
     return agent
 

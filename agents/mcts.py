@@ -64,6 +64,7 @@ from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from .evaluation import END_NOW, Evaluator, PositionValue
 from .greedy import GreedyAgent
 from .information import public_state
+from .thinking_limit import ThinkingTimeout
 
 __all__ = ["MCTSAgent"]
 
@@ -173,12 +174,25 @@ class MCTSAgent:
         self.last_root_visits: dict[Action, int] = {}
         #: Every player's margin (``value``) at the root of the current search (the reward's zero).
         self._baseline: list[float] = []
+        #: The hard limit of a decision's thinking in seconds (:meth:`limit_thinking`), or None.
+        self._hard_limit: float | None = None
+
+    def limit_thinking(self, seconds: float | None) -> None:
+        """Stop every later decision's search after ``seconds`` (None: no limit) by raising
+        :class:`~agents.thinking_limit.ThinkingTimeout` between two simulations: unlike the
+        ``seconds`` budget, which plays the best action found so far, this is a runner's move time
+        limit, and passing it loses the decision (:mod:`agents.thinking_limit`)."""
+        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"MCTSAgent: a thinking limit must be a positive number of seconds, got {seconds!r}")
+        self._hard_limit = None if seconds is None else float(seconds)
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:
         if game.is_over:
             raise ValueError("choose_action: the game is over, there is no decision to make")
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        start = time.perf_counter()
+        deadline = None if self.seconds is None else start + self.seconds
+        hard = None if self._hard_limit is None else start + self._hard_limit
         self.last_simulations = 0
         self.last_root_visits = {}
         if len(game.legal_actions()) == 1:
@@ -191,6 +205,8 @@ class MCTSAgent:
         while (self.sims is None or sims < self.sims) and (deadline is None or time.perf_counter() < deadline):
             self._simulate(root, root_state.determinize(self._rng))
             sims += 1
+            if hard is not None and time.perf_counter() > hard:
+                raise ThinkingTimeout(f"stopped after {sims} simulations at the {self._hard_limit:g} s thinking limit")
         self.last_simulations = sims
         self.last_root_visits = {e.action: e.visits - self.prior_visits for e in root.edges}
         most = max(e.visits for e in root.edges)

@@ -1,11 +1,13 @@
 """Agent spec strings (agents/spec.py): registry, typed options, user agents, clear errors."""
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from agents import AgentSpecError, known_agents, make_agent, register_agent
 from agents import spec as spec_module
+from agents.spec import Origin, UntrustedSpecError, check_spec, option_reference
 from carcassonne_env.engine import Action, Game, GameConfig
 
 USER_AGENT = '''
@@ -76,7 +78,15 @@ def test_a_leading_option_without_key_is_the_first_parameter(options_agent: None
         ("optionstest:sims=1,x.zip", "'x.zip' must look like key=value"),
         ("nosuchagent", "unknown agent 'nosuchagent'; known agents: .*random"),
         ("ppo:no/such/model.zip", "ppo: no MaskablePPO checkpoint at 'no/such/model.zip'"),
-        ("mcts:sims=-3", "mcts: MCTSAgent: sims must be a positive int, got -3"),
+        ("mcts:sims=-3", "mcts: option sims=-3 is out of its range 1 to 100000"),
+        ("mcts:sims=100000000000000000000000000", "sims=100000000000000000000000000 is out of its range 1 to 100000"),
+        ("mcts:sims=1_0", "sims='1_0' must be of type int"),
+        ("mcts:seconds=nan", "seconds='nan' must be of type float"),
+        ("mcts:exploration=1e999", "must be of type float"),
+        ("mcts:widening=-1", "widening=-1 is out of its range 0 to 100"),
+        ("mcts:pretrained,sims=0", "sims=0 is out of its range"),
+        ("afterstate:spread=-2", "spread=-2 is out of its range 0 to 1000"),
+        ("mcts:value=nosuch", "mcts: LinearValue: cannot read value weights nosuch"),
         ("nosuchmodule_xyz:Agent", "not a registered agent .* nor an importable module"),
         ("missing/file.py:Agent", "no such file 'missing/file.py'"),
         ("", "non-empty string"),
@@ -99,3 +109,37 @@ def test_user_agents_load_from_a_file_path_and_a_module(tmp_path: Path, monkeypa
         make_agent("user_agents:Missing", seed=0)
     with pytest.raises(AgentSpecError, match="implements neither choose_action"):
         make_agent(f"{tmp_path}/user_agents.py:Neither", seed=0)
+
+
+# ---------------------------------------------------------------- where the text came from
+@pytest.mark.parametrize("origin", [Origin.FILE, Origin.REQUEST])
+@pytest.mark.parametrize("spec", ["{tmp}/planted.py:Agent", "planted.py:Agent", "planted:Agent", "os:system",
+                                  "ppo:{tmp}/planted.zip", "afterstate:{tmp}/planted.npz", "greedy:value={tmp}/v.json",
+                                  "mcts:sims=5,value=v.json", "rllib:{tmp}", "optionstest:sims=1"])
+def test_a_spec_from_a_file_or_a_request_names_no_code_and_no_path(
+        options_agent: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, origin: Origin, spec: str) -> None:
+    mark = tmp_path / "ran.txt"
+    (tmp_path / "planted.py").write_text(f"open({str(mark)!r}, 'w').close()\nclass Agent:\n"
+                                         "    def choose_action(self, game):\n        return game.legal_actions()[0]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UntrustedSpecError, match=f"from {origin.value}"):
+        make_agent(spec.format(tmp=tmp_path), seed=0, origin=origin)
+    assert not mark.exists() and "planted" not in sys.modules
+    make_agent(f"{tmp_path}/planted.py:Agent", seed=0)  # the command line may: the plant is live
+    assert mark.exists()
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy:fast=1,value=linear", "mcts:sims=3,value=end_now",
+                                  "mcts:pretrained", "afterstate:pretrained,spread=0", "ppo:pooled"])
+def test_a_built_in_agent_naming_shipped_models_may_come_from_a_file(spec: str) -> None:
+    assert check_spec(spec, Origin.FILE) == spec
+
+
+def test_every_built_in_option_declares_its_range() -> None:
+    reference = option_reference()
+    for name in ("random", "greedy", "mcts", "afterstate", "ppo", "rllib"):
+        assert f"| `{name}` |" in reference
+    assert "| `mcts` | `sims` | int | 1 to 100000" in reference
+    with pytest.raises(AgentSpecError, match="options without a declared range: path, sims, seconds"):
+        register_agent("undeclared", Options, builtin=True)

@@ -188,7 +188,7 @@ def test_a_failing_agent_keeps_the_humans_moves_and_is_one_line(tmp_path: Path, 
 
 def test_a_model_made_for_another_game_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    def seat_agent(spec: str, *, seed: int, config: GameConfig) -> object:
+    def seat_agent(spec: str, *, seed: int, config: GameConfig, origin: object) -> object:
         raise ValueError(f"{spec}: the model was made for a game of 3 players, not for this game")
 
     monkeypatch.setattr("training.cli.play_human.seat_agent", seat_agent)

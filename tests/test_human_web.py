@@ -61,7 +61,7 @@ def _post(server: PlayServer, path: str, body: bytes) -> tuple[int, dict[str, An
     ("api/act", b'{"action": [99, 0, 0, 0]}', 400, "malformed action"),
     ("api/agent", b"", 400, "it is a human's turn"),
     ("api/undo", b"", 400, "nothing to undo"),
-    ("api/hint", b'{"agent": "nosuchagent"}', 400, "is not a hint agent"),
+    ("api/hint", b'{"agent": "nosuchagent"}', 400, "no hint: unknown agent 'nosuchagent'"),
     ("api/hint", b'{"agent": "greedy:nosuch=1"}', 400, "no hint: "),
     ("api/nothing", b"", 404, "no such endpoint"),
 ])

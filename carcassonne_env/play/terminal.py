@@ -44,14 +44,13 @@ from ..engine import Action, ActionKind, Phase, TileType
 from ..viewer.palette import SEAT_NAMES
 from .score_story import event_line
 from .session import (
-    HINT_AGENTS,
     HUMAN,
     Chooser,
     PlayError,
     PlaySession,
     SaveFailed,
     TurnNote,
-    check_hint_spec,
+    hint_spec,
     option_label,
     parse_placement,
     placement_code,
@@ -133,18 +132,18 @@ class TableInterrupted(KeyboardInterrupt):
 class TerminalPlay:
     """The terminal table: ``session`` played through ``stdin`` / ``stdout``, saved to ``save_path``.
 
-    ``make_hint(spec)`` builds the agent of ``hint SPEC`` once :func:`~.session.check_hint_spec`
-    finds its head in ``hint_agents`` (a refused spec or an agent spec error is shown, not raised).
+    ``make_hint(spec)`` builds the agent of ``hint SPEC`` (:func:`~.session.hint_spec`; a refused spec,
+    an agent's error or a hint stopped at its cap is shown, not raised; a Ctrl-C during a hint stops
+    the hint, not the game).
     ``auto_single`` plays a human's decision that has one legal action only, saying so in one line.
     """
 
     def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
                  stdin: TextIO | None = None, stdout: TextIO | None = None, quiet: bool = False,
-                 hint_agents: Collection[str] = HINT_AGENTS, auto_single: bool = True) -> None:
+                 auto_single: bool = True) -> None:
         self.session = session
         self.save_path = save_path
         self.make_hint = make_hint
-        self.hint_agents = frozenset(hint_agents)
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.quiet = quiet
@@ -336,9 +335,11 @@ class TerminalPlay:
         elif word == "hint":
             spec = rest or "greedy"
             try:
-                agent = self.make_hint(check_hint_spec(spec, self.hint_agents))
+                agent = self.make_hint(hint_spec(spec))
                 action, words = session.hint(agent)
-            except (PlayError, ValueError) as e:  # a refused spec, a bad option, the agent failed (AgentError)
+            except KeyboardInterrupt:  # the hint's Ctrl-C: its thinking is stopped, the game goes on
+                self.say("hint stopped (Ctrl-C); the game goes on")
+            except (PlayError, ValueError, TimeoutError) as e:  # a refused spec or option, a failure, the cap
                 self.say(f"no hint: {e}")
             else:
                 code = placement_code(action) if session.game.phase is Phase.PLACE else self._number(action)

@@ -15,8 +15,11 @@ Invariants (docs/reliability.md):
   longer than the move time limit (default :data:`~agents.isolation.DEFAULT_MOVE_TIME_LIMIT`) or ends
   its process — *forfeits* the game (:class:`Forfeit`: seat, agent, kind, message) with
   ``on_error="forfeit"``, or stops the run with :class:`AgentFailure` (naming game, seed, seat and
-  agent) with ``on_error="stop"``. An agent in its own process is stopped when the limit passes; one
-  of the project's agents is trusted to return and is charged the forfeit when it does.
+  agent) with ``on_error="stop"``. Every agent is stopped when the limit passes, whatever it is doing:
+  an agent in its own process is killed; the project's search agents are told the limit
+  (:func:`agents.thinking_limit.limit_thinking`) and stop their search there; the others end a decision
+  in well under a second by construction (one turn of look-ahead, one forward pass). The seconds charged
+  are measured here, around the agent's own ``choose_action``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from agents.isolation import (
     evidence,
     seat_agent,
 )
+from agents.thinking_limit import ThinkingTimeout, limit_thinking
 from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
@@ -167,6 +171,8 @@ def _decide(agent: EngineAgent, game: Game, seat: int, name: str, limit: float) 
         action = agent.choose_action(view)
     except AgentProcessFailure as e:
         raise AgentFailure(seat, name, e.kind, e.message, action=e.action) from None
+    except ThinkingTimeout as e:
+        raise AgentFailure(seat, name, "timeout", f"was stopped at the {limit:g} s move time limit ({e})") from None
     except KeyboardInterrupt:  # the user's Ctrl-C (an agent of its own process cannot raise it here)
         raise
     except SystemExit as e:
@@ -210,6 +216,7 @@ def build_agents(seats: Sequence[str], seed: int, config: GameConfig,
     try:
         for s, spec in enumerate(seats):
             agents.append(seat_agent(spec, seed=agent_seed(seed, s), config=config, time_limit=move_time_limit))
+            limit_thinking(agents[-1], move_time_limit)
     except BaseException as e:
         close_agents(agents)
         if isinstance(e, KeyboardInterrupt):

@@ -2,6 +2,13 @@
 
 The seats' agents are built here (:func:`agents.isolation.seat_agent` with the seat's :func:`agent_seed`); the table
 itself (:mod:`carcassonne_env.play`) imports only the engine and the viewer.
+
+Trust (:class:`agents.spec.Origin`): seats given on the command line may name anything; the seats a
+save names are read from a file, so every one of them is checked before any agent is built, and a
+seat that names a file, a module or a model path stops the resume with a message naming the seat and
+how to go on (name the seats on the command line, or ``--trust-saved-seats``). Hints come from a
+request: :class:`agents.hints.HintWorker` checks them as such and thinks them out in a process that is
+stopped at ``--hint-seconds``.
 """
 
 from __future__ import annotations
@@ -12,18 +19,22 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents import AgentSpecError, make_agent
+from agents import AgentSpecError, Origin
+from agents.hints import HINT_SECONDS, HintWorker
 from agents.isolation import close_agent, seat_agent
+from agents.spec import UntrustedSpecError, check_spec
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.play import HUMAN, Chooser, PlayError, PlaySession
+from carcassonne_env.play.server import DEFAULT_PORT
 from training.arena.match import agent_seed
 
-__all__ = ["DEFAULT_PORT", "DEFAULT_SAVE", "check_flags", "play", "same_file", "save_path", "wanted"]
+__all__ = ["DEFAULT_PORT", "DEFAULT_SAVE", "HINT_SECONDS", "MAX_HINT_SECONDS", "check_flags", "play", "same_file",
+           "save_path", "wanted"]
 
 #: Where the game is saved when ``--save`` is not given.
 DEFAULT_SAVE = Path("carcassonne-game.json")
-#: The port of ``--web`` when ``--port`` is not given.
-DEFAULT_PORT = 8765
+#: The largest ``--hint-seconds``: a hint is a question at the table, not an analysis.
+MAX_HINT_SECONDS = 600.0
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -59,6 +70,8 @@ def check_flags(args: argparse.Namespace) -> None:
                 raise PlayError(f"{flag} is for a table with a human seat, --web or --resume")
     if args.port is not None and not args.web:
         raise PlayError("--port needs --web")
+    if args.trust_saved_seats and args.resume is None:
+        raise PlayError("--trust-saved-seats is for --resume (the seats a save names)")
     outputs = [("--html", args.html), ("--gif", args.gif)]
     if wanted(args):
         outputs.insert(0, ("--save" if args.save else "--resume" if args.resume else "the save", save_path(args)))
@@ -67,33 +80,52 @@ def check_flags(args: argparse.Namespace) -> None:
             raise PlayError(f"{second} {b} is the file of {first} ({a}): give each output a file of its own")
 
 
-def _make(game: Game, seat: int, spec: str) -> Chooser | None:
-    """The agent of ``seat``, seeded as ``carcassonne play`` seeds it (None for a human)."""
-    if spec == HUMAN:
-        return None
-    try:  # a file or module agent plays from its own process; a model made for another game is refused
-        return seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config)
-    except AgentSpecError:
-        raise
-    except ValueError as e:
-        raise AgentSpecError(str(e)) from None
+def _maker(origin: Origin) -> Callable[[Game, int, str], Chooser | None]:
+    """The builder of a seat's agent from text of ``origin``, seeded as ``carcassonne play`` seeds it
+    (None for a human); a file or module agent plays from its own process, a model made for another
+    game is refused."""
+    def make(game: Game, seat: int, spec: str) -> Chooser | None:
+        if spec == HUMAN:
+            return None
+        try:
+            return seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config, origin=origin)
+        except AgentSpecError:
+            raise
+        except ValueError as e:
+            raise AgentSpecError(str(e)) from None
+    return make
 
 
-def _hint(spec: str) -> Chooser:
-    if spec == HUMAN:
-        raise PlayError("a hint comes from an agent, not from 'human'")
-    return make_agent(spec, seed=0)
+def _check_saved_seats(path: Path, seats: Sequence[str], origin: Origin) -> None:
+    """Refuse, before any agent is built, a save whose seats ``origin`` may not name (module docstring)."""
+    for s, spec in enumerate(seats):
+        if spec == HUMAN:
+            continue
+        try:
+            check_spec(spec, origin)
+        except UntrustedSpecError as e:
+            given = " ".join(HUMAN if x == HUMAN else f"'{x}'" if " " in x else x for x in seats)
+            raise PlayError(f"{path}, seat {s}: {e}; nothing was loaded. To seat it, name the seats yourself: "
+                            f"carcassonne play --resume {path} {given} (or pass --trust-saved-seats for a save "
+                            "you made)") from None
 
 
 def session_for(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> PlaySession:
-    """The table of ``args``: a new game of ``args.specs``, or the one saved in ``args.resume``."""
+    """The table of ``args``: a new game of ``args.specs``, or the one saved in ``args.resume`` (its
+    seats checked as text from a file unless ``--trust-saved-seats``, before anything is built)."""
     specs: Sequence[str] = args.specs
     if args.resume is not None:
-        return PlaySession.resume(args.resume, specs or None, _make)
+        if specs:
+            return PlaySession.resume(args.resume, specs, _maker(Origin.COMMAND_LINE))
+        origin = Origin.COMMAND_LINE if args.trust_saved_seats else Origin.FILE
+        _, saved = PlaySession.read_document(args.resume)
+        _check_saved_seats(args.resume, saved or (), origin)
+        return PlaySession.resume(args.resume, None, _maker(origin))
     if not 2 <= len(specs) <= 6:
         raise PlayError(f"give 2 to 6 seats (agent specs or 'human'), got {len(specs)}")
     game = Game(config(len(specs)), seed=args.seed)
-    return PlaySession(game, specs, [_make(game, s, spec) for s, spec in enumerate(specs)])
+    make = _maker(Origin.COMMAND_LINE)
+    return PlaySession(game, specs, [make(game, s, spec) for s, spec in enumerate(specs)])
 
 
 def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
@@ -105,14 +137,16 @@ def play(args: argparse.Namespace, config: Callable[[int], GameConfig]) -> None:
         save = save_path(args)
         session.saves.force = args.force
         session.saves.check(save)
-        if args.web:
-            from carcassonne_env.play.server import serve
+        with HintWorker(seconds=args.hint_seconds) as hints:
+            if args.web:
+                from carcassonne_env.play.server import serve
 
-            serve(session, save, _hint, host="127.0.0.1", port=DEFAULT_PORT if args.port is None else args.port)
-        else:
-            from carcassonne_env.play.terminal import TerminalPlay
+                serve(session, save, hints.agent, host="127.0.0.1", hint_seconds=args.hint_seconds,
+                      port=DEFAULT_PORT if args.port is None else args.port)
+            else:
+                from carcassonne_env.play.terminal import TerminalPlay
 
-            TerminalPlay(session, save, _hint, quiet=args.quiet, auto_single=args.auto_single).run()
+                TerminalPlay(session, save, hints.agent, quiet=args.quiet, auto_single=args.auto_single).run()
     finally:
         for agent in session.agents:
             close_agent(agent)
