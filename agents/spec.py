@@ -165,15 +165,16 @@ class _Parsed:
     kwargs: dict[str, Any]
 
 
-def check_spec(spec: object, origin: Origin) -> str:
+def check_spec(spec: object, origin: Origin, *, within: Path | None = None) -> str:
     """``spec`` stripped, when :func:`make_agent` would accept its text from ``origin``: well formed,
-    every option in its range, and from a file or a request a built-in agent naming no path.
-    Raises :class:`AgentSpecError` (:class:`UntrustedSpecError` for what ``origin`` may not name);
-    imports, opens and builds nothing."""
+    every option in its range, and from a file or a request a built-in agent naming no path — but a
+    path inside ``within``, a run's own folder that the command line named (the snapshots a trainer
+    wrote there and resumes from). Raises :class:`AgentSpecError` (:class:`UntrustedSpecError` for
+    what ``origin`` may not name); imports, opens and builds nothing."""
     text = _text(spec)
     head, _, rest = text.partition(":")
     if head in _REGISTRY:
-        _parse(head, rest, origin)
+        _parse(head, rest, origin, within)
     elif not origin.trusted:
         raise _untrusted(text, origin, "a module or a file of code")
     elif not rest:
@@ -265,7 +266,7 @@ def _base_type(hint: Any, default: Any) -> type:
     return type(default) if default not in (inspect.Parameter.empty, None) else str
 
 
-def _parse(head: str, text: str, origin: Origin) -> _Parsed:
+def _parse(head: str, text: str, origin: Origin, within: Path | None = None) -> _Parsed:
     """The options ``text`` of the registered agent ``head``, converted and checked (module docstring)."""
     if not origin.trusted and head not in _BUILTIN:
         raise _untrusted(head, origin, "an agent that is not built in")
@@ -283,7 +284,7 @@ def _parse(head: str, text: str, origin: Origin) -> _Parsed:
             raise AgentSpecError(f"{head}: unknown option {key!r}; options: {', '.join(names) or 'none'}")
         if key in kwargs or (args and key == names[0]):
             raise AgentSpecError(f"{head}: option {key!r} given twice")
-        converted = _convert(head, key, value, options[key], origin)
+        converted = _convert(head, key, value, options[key], origin, within)
         if eq:
             kwargs[key] = converted
         else:
@@ -291,7 +292,7 @@ def _parse(head: str, text: str, origin: Origin) -> _Parsed:
     return _Parsed(head, tuple(args), kwargs)
 
 
-def _convert(name: str, key: str, value: str, option: _Option, origin: Origin) -> Any:
+def _convert(name: str, key: str, value: str, option: _Option, origin: Origin, within: Path | None) -> Any:
     """``value`` as the option's type, within its declared rule (a range, shipped keys)."""
     shown = value if len(value) <= 40 else value[:37] + "..."
     kind, rule = option.kind, option.rule
@@ -310,7 +311,7 @@ def _convert(name: str, key: str, value: str, option: _Option, origin: Origin) -
     if isinstance(rule, Named) and value not in rule.keys:
         if not rule.paths:
             raise AgentSpecError(f"{name}: option {key}={shown!r} must be one of {', '.join(rule.keys)}")
-        if not origin.trusted:
+        if not origin.trusted and not (within is not None and Path(value).resolve().is_relative_to(within.resolve())):
             keys = f"one of the shipped keys: {', '.join(rule.keys)}" if rule.keys else "no shipped key exists"
             raise UntrustedSpecError(f"{name}: option {key}={shown!r} names a file, which a spec from {origin.value} "
                                      f"may not ({keys}); name the file on the command line instead")

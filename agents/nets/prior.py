@@ -83,17 +83,19 @@ class ActionPrior:
     generator state).
     """
 
-    def __init__(self, spec: str, window: int, seed: int = 0) -> None:
-        self.spec, self.seed = spec, seed
+    def __init__(self, spec: str, window: int, seed: int = 0, *, from_file: bool = False) -> None:
+        self.spec, self.seed, self.from_file = spec, seed, from_file
         self.codec = ActionCodec(window)
-        self.agent = self._build(spec, seed)
+        self.agent = self._build(spec, seed, from_file)
         self.rng = np.random.default_rng(seed)
 
     @staticmethod
-    def _build(spec: str, seed: int) -> ActionValuer:
-        from agents.spec import make_agent
+    def _build(spec: str, seed: int, from_file: bool) -> ActionValuer:
+        """``spec``'s agent; ``from_file``: the spec was read from a model file, so it may name only a
+        built-in agent naming no file (:class:`agents.spec.Origin`)."""
+        from agents.spec import Origin, make_agent
 
-        agent = make_agent(spec, seed=seed)
+        agent = make_agent(spec, seed=seed, origin=Origin.FILE if from_file else Origin.COMMAND_LINE)
         if not callable(getattr(agent, "action_values", None)):
             raise ValueError(f"prior {spec!r}: this agent gives no action values (a greedy agent does)")
         return agent  # type: ignore[return-value]
@@ -116,12 +118,14 @@ class ActionPrior:
         return {PRIOR_KEY: self.vector(game, window)}
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"spec": self.spec, "window": self.codec.size, "seed": self.seed, "rng": self.rng}
+        return {"spec": self.spec, "window": self.codec.size, "seed": self.seed, "rng": self.rng,
+                "from_file": self.from_file}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.spec, self.seed, self.rng = state["spec"], state["seed"], state["rng"]
+        self.from_file = bool(state.get("from_file", False))
         self.codec = ActionCodec(state["window"])
-        self.agent = self._build(self.spec, self.seed)
+        self.agent = self._build(self.spec, self.seed, self.from_file)
 
 
 class PriorObservation(gymnasium.Wrapper[dict[str, Any], np.int64, dict[str, Any], np.int64]):

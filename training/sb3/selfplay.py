@@ -55,7 +55,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agents.nets.prior import ActionPrior, PriorObservation
-from agents.spec import AgentSpecError, make_agent
+from agents.spec import AgentSpecError, Origin, check_spec, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.arena.storage import atomic_path, atomic_write_text, dumps, file_sha256
 from training.checks import (
@@ -316,6 +316,19 @@ _HYPERPARAMETERS = ("learning_rate", "n_epochs", "ent_coef", "clip_range", "gae_
                     "promotion_margin", "max_snapshots")
 
 
+def _check_saved_specs(s: Settings, pool: dict[str, Any], out: Path) -> None:
+    """The agent specs a resume reads from the run's state (the pool, the opponents its settings
+    kept) are text from a file: a built-in agent naming no file, or the run's own snapshots in
+    ``out`` (:func:`agents.spec.check_spec`); anything else stops the resume before it is loaded."""
+    specs = [*s.fixed_opponents, s.initial_best, *pool.get("fixed", []), *pool.get("snapshots", []), pool.get("best")]
+    for spec in specs:
+        if isinstance(spec, str) and spec:
+            try:
+                check_spec(spec, Origin.FILE, within=out)
+            except AgentSpecError as e:
+                raise SystemExit(f"--resume: the state in {out} names an agent it may not: {e}") from None
+
+
 def _resumed(s: Settings, saved: dict[str, Any], given: set[str] | None) -> Settings:
     """``s`` with the saved run's value of every run-defining setting; SystemExit naming the first one
     given (in ``given``, every one when None) with another value."""
@@ -393,6 +406,7 @@ def _train(s: Settings, given: set[str] | None) -> Path:
         s = _resumed(s, check_state(saved, {"settings": {}}, where)["settings"], given)
         check_state(saved, {"pool": {}, "evaluations": [], "rng": {}}, where)
         saved = {**saved, "pool": relocate_run(saved["pool"], str(saved["settings"].get("out", out)), out)}
+        _check_saved_specs(s, saved["pool"], out)
     elif found is not None or (out / CHECKPOINT[0]).exists():
         raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     if s.imitation_decisions:
