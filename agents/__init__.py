@@ -112,10 +112,7 @@ def _mcts(
     given, 0 or negative included, is checked, never read as "not given"); ``mcts:pretrained`` is
     :data:`MCTS_PRETRAINED` (its ``sims`` replaced by a ``sims=``/``seconds=`` given; the options it
     fixes, ``guide``, ``rollout_turns`` and ``value``, are refused, never silently overridden)."""
-    if preset is not None:
-        if preset != "pretrained":
-            raise ValueError(f"the one named search is mcts:pretrained, got mcts:{preset} "
-                             "(options are key=value: mcts:sims=200)")
+    if preset is not None:  # "pretrained", the one key the spec parser lets through
         fixed = [name for name, given in (("guide", guide), ("rollout_turns", rollout_turns), ("value", value))
                  if given is not None]
         if fixed:

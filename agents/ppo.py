@@ -10,7 +10,10 @@ A model trained with a prior (a residual policy, :mod:`agents.nets.prior`) names
 action values it adds to its logits; the agent computes that prior at every decision, from a
 determinized copy of the game, with its own seeded generator.
 
-Models are loaded once per process and path (tournaments build one agent per game).
+Models are loaded once per process and path (tournaments build one agent per game). A shipped name
+loads its file only once the manifest of the shipped models vouches for it
+(:func:`agents.manifest.verified`); a path is loaded as it is. Either way the zip is cloudpickled: loading
+it can run code (docs/reliability.md, "Which files can carry code").
 """
 
 from __future__ import annotations
@@ -24,27 +27,28 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
+from .manifest import PRETRAINED_DIR, verified
+
 __all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
 
-_DIR = Path(__file__).with_name("pretrained")
 #: The networks shipped with the package, by the name a spec gives them (docs/training.md):
 #: ``pretrained``, PPO's ``full`` preset (a residual policy over greedy's action values);
 #: ``distilled``, the distillation recipe's student, seed 0 round 7 (no search: one forward pass);
 #: ``reach``, ``distilled`` fine-tuned with the reach head on a stronger teacher (no search either);
 #: ``pooled``, ``reach`` fitted once more on every round that teacher labelled (18 rounds of 6 runs).
-SHIPPED = {"pretrained": _DIR / "tower_2p.zip", "distilled": _DIR / "distilled_tower_2p.zip",
-           "reach": _DIR / "reach_tower_2p.zip", "pooled": _DIR / "pooled_tower_2p.zip"}
+SHIPPED = {"pretrained": PRETRAINED_DIR / "tower_2p.zip", "distilled": PRETRAINED_DIR / "distilled_tower_2p.zip",
+           "reach": PRETRAINED_DIR / "reach_tower_2p.zip", "pooled": PRETRAINED_DIR / "pooled_tower_2p.zip"}
 PRETRAINED = SHIPPED["pretrained"]
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
-    """A name of :data:`SHIPPED` → that model; otherwise an existing ``.zip`` (the suffix may be left off)."""
+    """A name of :data:`SHIPPED` → that model, once the manifest vouches for it (ShippedFileError naming the
+    file otherwise); otherwise an existing ``.zip`` (the suffix may be left off)."""
     if str(path) in SHIPPED:
-        p = SHIPPED[str(path)]
-    else:
-        p = Path(path)
-        if not p.exists() and p.suffix != ".zip":
-            p = p.with_suffix(".zip")
+        return verified(SHIPPED[str(path)])
+    p = Path(path)
+    if not p.exists() and p.suffix != ".zip":
+        p = p.with_suffix(".zip")
     if not p.is_file():
         raise FileNotFoundError(f"no MaskablePPO checkpoint at {str(path)!r} (shipped: {', '.join(SHIPPED)})")
     return p
@@ -121,4 +125,5 @@ def make_ppo(seed: int, path: str, sample: bool = False) -> EngineAgent:
         return as_engine_agent(agent, window=agent.window)
     from .nets.prior import ActionPrior
 
-    return as_engine_agent(agent, window=agent.window, extras=ActionPrior(agent.prior, agent.window, seed=seed))
+    return as_engine_agent(agent, window=agent.window, extras=ActionPrior(agent.prior, agent.window, seed=seed,
+                                                                       from_file=True))

@@ -7,6 +7,9 @@ A value is fitted on games of one player count, so one name stands for a family 
 family is a :class:`~agents.evaluation.PositionValue` itself (:class:`PerPlayerCount`): a game of n
 players is valued by the file made for n players.
 
+Every file is checked against the manifest of the shipped models before it is loaded
+(:func:`agents.manifest.verified`): a file dropped into the folder or changed there is refused.
+
 Invariant: a count without a file is refused before the first move, by
 :func:`agents.compat.check_value_fits` (through :meth:`PerPlayerCount.for_players`), with a message
 naming the counts there are — never valued by a file made for another count.
@@ -14,20 +17,19 @@ naming the counts there are — never valued by a file made for another count.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
 from carcassonne_env.engine import Game
 
 from .evaluation import PositionValue
+from .manifest import PRETRAINED_DIR, verified
 
 __all__ = ["AFTERSTATE_FILES", "AFTERSTATE_LONG_FILES", "LINEAR_FILES", "PRETRAINED_DIR", "FinalScoreValue",
            "PerPlayerCount"]
 
-#: Where the shipped values live (found through the package: some of its modules are compiled).
-PRETRAINED_DIR = Path(str(resources.files("agents").joinpath("pretrained")))
 #: The linear values by player count (2 players: the first fit, whose file name predates the others).
 LINEAR_FILES: Mapping[int, str] = {2: "value_linear.json", 3: "value_linear_3p.json", 4: "value_linear_4p.json"}
 #: The afterstate value networks by player count (all for the tower variant: tower, black tower, watchtowers).
@@ -88,8 +90,14 @@ class PerPlayerCount:
 
     @classmethod
     def shipped(cls, name: str, files: Mapping[int, str], load: Callable[[Path], FinalScoreValue]) -> PerPlayerCount:
-        """The family of :data:`PRETRAINED_DIR`'s ``files``."""
-        return cls(name, {n: PRETRAINED_DIR / f for n, f in files.items()}, load)
+        """The family of :data:`PRETRAINED_DIR`'s ``files``, each loaded only once the manifest vouches for it
+        (:func:`agents.manifest.verified`)."""
+        return cls(name, {n: PRETRAINED_DIR / f for n, f in files.items()}, functools.partial(_load_verified, load))
 
     def __repr__(self) -> str:
         return f"PerPlayerCount({self.name!r}, players {list(self.counts)})"
+
+
+def _load_verified(load: Callable[[Path], FinalScoreValue], path: Path) -> FinalScoreValue:
+    """``load(path)`` once the manifest vouches for ``path`` (a module function: a family still pickles)."""
+    return load(verified(path))

@@ -310,7 +310,8 @@ def _convert(name: str, key: str, value: str, option: _Option, origin: Origin, w
         return number
     if isinstance(rule, Named) and value not in rule.keys:
         if not rule.paths:
-            raise AgentSpecError(f"{name}: option {key}={shown!r} must be one of {', '.join(rule.keys)}")
+            raise AgentSpecError(f"{name}: option {key}={shown!r} must be one of {', '.join(rule.keys)} "
+                                 f"(other options are key=value: {name}:{key}={rule.keys[0]})")
         if not origin.trusted and not (within is not None and Path(value).resolve().is_relative_to(within.resolve())):
             keys = f"one of the shipped keys: {', '.join(rule.keys)}" if rule.keys else "no shipped key exists"
             raise UntrustedSpecError(f"{name}: option {key}={shown!r} names a file, which a spec from {origin.value} "

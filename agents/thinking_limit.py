@@ -2,7 +2,7 @@
 
 A search agent with a budget of simulations (``mcts:sims=N``) thinks as long as its simulations take,
 which the spec's range bounds (:data:`agents.MAX_SIMS`) but a machine's speed does not. A runner that
-must not wait longer than a move time limit (a tournament, :mod:`training.arena.match`) tells each
+must not wait longer than a move time limit (a tournament's game runner) tells each
 agent its limit with :func:`limit_thinking`; an agent that supports it (:class:`LimitedThinking`)
 checks the clock between the steps of its search and raises :class:`ThinkingTimeout` once the limit
 has passed, whatever it was doing, so that its memory is freed when the exception unwinds it.

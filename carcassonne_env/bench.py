@@ -25,6 +25,9 @@ from . import argtypes
 from .engine import Game, GameConfig
 from .engine.playout import random_playout
 
+#: Games per measurement when ``--games`` is not given, by target.
+DEFAULT_GAMES: dict[str, int] = {"engine": 300, "env": 50}
+
 
 def _names(text: str) -> tuple[str, ...]:
     return tuple(n for n in text.split(",") if n)
@@ -81,15 +84,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
     parser.add_argument("target", choices=("engine", "env"), help="what to measure: the engine alone, or the "
                         "PettingZoo env with its observations and masks")
-    parser.add_argument("--players", type=int, default=2, metavar="N", help="players per game, 2–6 (default 2)")
+    parser.add_argument("--players", type=int, default=2, metavar="N",
+                        help="players per game, 2–6 (default %(default)s)")
     parser.add_argument("--tiles", default="", metavar="NAME,NAME",
                         help="comma-separated tile sets (default: the base set and the expansions')")
     parser.add_argument("--expansions", default="", metavar="NAME,NAME",
                         help="comma-separated expansions: tower, black_tower, watchtowers (default: '', the base game)")
     parser.add_argument("--games", type=argtypes.count, default=None, metavar="N",
-                        help="games to play (default: engine 300, env 50)")
+                        help=f"games to play (default: {', '.join(f'{t} {n}' for t, n in DEFAULT_GAMES.items())})")
     parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
-                        help="the first game's seed; game g plays seed N+g (default 0)")
+                        help="the first game's seed; game g plays seed N+g (default %(default)s)")
     parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=False,
                         help="print the top of a cProfile of the run before the figures (default: off)")
     args = parser.parse_args(argv)
@@ -98,14 +102,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as e:  # ConfigError: --players, --tiles or --expansions
         parser.error(str(e))
     if args.target == "engine":
-        games = args.games or 300
+        games = args.games or DEFAULT_GAMES["engine"]
         seconds, decisions = _run(lambda: bench_engine(config, games, args.seed), args.profile)
         print(
             f"engine: {games / seconds:.1f} games/s, {decisions / seconds:.0f} decisions/s, "
             f"{decisions / games:.1f} decisions/game"
         )
     else:
-        games = args.games or 50
+        games = args.games or DEFAULT_GAMES["env"]
         seconds, steps = _run(lambda: bench_env(config, games, args.seed), args.profile)
         print(f"env: {steps / seconds:.0f} steps/s (last()+step() with observation and mask)")
 

@@ -2,7 +2,8 @@
 # Rebuild the linear value of greedy:value=linear and mcts:value=linear for one player count
 # (PLAYERS=2, 3 or 4; default 2): greedy against greedy:fast=1 on the tower variant (for more than
 # 2 players: greedy against PLAYERS-1 copies of greedy:fast=1, every seat rotation), 600 games
-# (resumable), then the least-squares fit (seconds) into agents/pretrained/.
+# (resumable), then the least-squares fit (seconds) into agents/pretrained/, whose manifest is then
+# written afresh (agents/manifest.py: a shipped key loads only the bytes it lists).
 #   2 players: value_linear.json    (SEEDS=300: 600 games, about 20 minutes with 2 workers)
 #   3 players: value_linear_3p.json (SEEDS=200: 600 games, about 8 minutes)
 #   4 players: value_linear_4p.json (SEEDS=150: 600 games, about 10 minutes)
@@ -22,3 +23,4 @@ RESUME=()
     --workers 2 --out "$OUT" "${RESUME[@]}"
 .venv/bin/carcassonne train value "$OUT/games.jsonl" -o "$FILE" \
     --data "carcassonne tournament ${GAMES[*]} --players $PLAYERS --seeds $SEEDS --seed 100000"
+.venv/bin/python scripts/maintainer/pretrained_manifest.py --write

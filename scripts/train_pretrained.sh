@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Trains the shipped agent (agents/pretrained/tower_2p.zip, spec ppo:pretrained) with the `full`
 # preset on a 2-core CPU machine: 4 env processes, a 55-minute PPO budget, one evaluation at the end,
-# then puts the model into the package. Resumable: run it again to continue the same run (the step
-# count, pool and curves carry on). On more cores, drop the overrides
+# then puts the model into the package and writes its manifest afresh. Resumable: run it again to
+# continue the same run (the step count, pool and curves carry on). On more cores, drop the overrides
 # (`carcassonne train ppo full`, into runs/ppo/full).
 # Log: runs/pretrained/train.log; TensorBoard: tensorboard --logdir runs/pretrained/tensorboard
 set -euo pipefail
@@ -22,4 +22,5 @@ with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w", zipf
     for item in src.infolist():
         dst.writestr(item, src.read(item), compress_type=zipfile.ZIP_DEFLATED)
 PY
+python scripts/maintainer/pretrained_manifest.py --write  # the new bytes, or ppo:pretrained refuses them
 echo "$out/final.zip -> agents/pretrained/tower_2p.zip (spec ppo:pretrained)"

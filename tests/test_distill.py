@@ -222,7 +222,7 @@ def test_a_fit_killed_mid_round_continues_to_the_weights_of_one_never_killed(tmp
     killed = pd._student(s).policy
     with pytest.raises(Killed):
         pd.fit(killed, data, s, seed=5, log=KillAtEpoch(3), checkpoint=checkpoint)
-    assert torch.load(checkpoint, weights_only=False)["epochs_done"] == 2
+    assert torch.load(checkpoint, weights_only=True)["epochs_done"] == 2
     resumed = pd._student(s).policy  # a fresh process: new weights, all state from the file
     evaluated: list[int] = []
     measured = pd.evaluate

@@ -62,6 +62,14 @@ def test_the_cli_page_has_a_section_per_command() -> None:
         assert help_text.rstrip() in page
 
 
+def test_the_agent_specs_page_is_the_parsers_table_of_ranges() -> None:
+    from agents.spec import option_reference
+
+    page = _hook("agent_specs").render(option_reference())
+    assert page.endswith(option_reference())
+    assert "| `mcts` | `sims` | int | 1 to 100000" in page and "| `greedy` | `value` | str |" in page
+
+
 def test_a_help_text_with_backticks_stays_in_its_code_block() -> None:
     cli_reference = _hook("cli_reference")
     page = cli_reference.render([("carcassonne x", "usage: x\n```\n## not a heading\n")])

@@ -1,9 +1,10 @@
 """What a user meets before any game: the registrations ``import carcassonne_env`` makes, the one
-version, the licence and the classifiers (``pyproject.toml``; the wheel itself:
+version, the licence, the classifiers and the package data (``pyproject.toml``; the wheel itself:
 ``tests/test_wheel_install.py``)."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.metadata
 import re
 import subprocess
@@ -17,7 +18,8 @@ import carcassonne_env
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+ (CI runs 3.11)
 
 ROOT = Path(__file__).parents[1]
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PROJECT = PYPROJECT["project"]
 
 
 def _run(code: str) -> str:
@@ -89,3 +91,12 @@ def test_the_python_classifiers_are_the_versions_tested() -> None:
     # PEP 639: the SPDX licence expression replaces the License classifiers (setuptools rejects both)
     assert not any(c.startswith("License :: ") for c in classifiers)
     assert sorted(PROJECT["urls"]) == ["Documentation", "Issues", "Source"]
+
+
+def test_every_shipped_model_and_its_manifest_are_package_data() -> None:
+    """A wheel ships every file of ``agents/pretrained/``, the manifest included: without it no shipped
+    key loads (agents/manifest.py)."""
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["agents"]
+    shipped = sorted(p.relative_to(ROOT / "agents").as_posix() for p in (ROOT / "agents" / "pretrained").iterdir())
+    assert "pretrained/manifest.json" in shipped
+    assert [name for name in shipped if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)] == []

@@ -12,6 +12,8 @@ a hint from a file, a module, ``human``     400 naming the built-in agents; noth
 a body over 64 KiB                          413
 60 KB of nested brackets                    400 "nested too deeply", no traceback
 a body shorter than its Content-Length      408 once the socket timeout passes
+a request line, headers or body trickled    408 once the request's deadline passes, the server
+a byte at a time                            serving on; a request trickled within it is answered
 a client that hangs up                      nothing printed
 a slow hint                                 ``GET /api/state`` answers at once; 503 "the hint took
                                             too long"; a second hint meanwhile 503; a move meanwhile
@@ -25,10 +27,12 @@ Each refused request leaves the game as it was.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import io
 import json
 import re
+import select
 import socket
 import struct
 import sys
@@ -41,10 +45,11 @@ from typing import Any
 import pytest
 
 from agents import make_agent
+from agents.hints import HintWorker
+from agents.spec import Origin, UntrustedSpecError, check_spec
 from carcassonne_env.engine import Action, Game, GameConfig
 from carcassonne_env.play import PlaySession
-from carcassonne_env.play.server import MAX_BODY, TOKEN_HEADER, PlayServer
-from carcassonne_env.play.session import HINT_AGENTS, PlayError, check_hint_spec
+from carcassonne_env.play.server import MAX_BODY, REQUEST_SECONDS, TOKEN_HEADER, PlayServer
 from carcassonne_env.play.terminal import TerminalPlay
 from training.cli.main import main
 
@@ -70,22 +75,38 @@ class Boom:
 
 
 class Table:
-    """A server on a base game (human vs random) whose hint agents are built-ins and the test's own
-    ``slow`` and ``boom``; the specs ``make_hint`` was asked for are kept in ``built``."""
+    """A server on a base game (human vs random) whose hint agents are the test's own ``slow`` and
+    ``boom`` and, for any other spec, those of ``carcassonne play`` (:class:`agents.hints.HintWorker`,
+    started on the first such hint); the specs that passed its trust boundary are kept in ``built``."""
 
-    def __init__(self, tmp_path: Path, hint_seconds: float, socket_timeout: float = 5) -> None:
+    def __init__(self, tmp_path: Path, hint_seconds: float, socket_timeout: float = 5,
+                 request_seconds: float = REQUEST_SECONDS) -> None:
         self.slow = Slow()
         self.built: list[str] = []
+        self.hint_seconds = hint_seconds
+        self.hints: HintWorker | None = None
         game = Game(GameConfig(players=2, expansions=()), seed=3)
         session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
         self.server = PlayServer(session, tmp_path / "g.json", self._make_hint,
-                                 hint_agents={"greedy", "random", "slow", "boom"}, hint_seconds=hint_seconds,
-                                 socket_timeout=socket_timeout).start()
+                                 hint_seconds=hint_seconds,
+                                 request_seconds=request_seconds, socket_timeout=socket_timeout).start()
         self.port = int(self.server.httpd.server_address[1])
 
     def _make_hint(self, spec: str) -> Any:
+        own = {"slow": self.slow, "boom": Boom()}.get(spec)
+        if own is not None:
+            return own
+        if self.hints is None:
+            self.hints = HintWorker(seconds=self.hint_seconds)
+        agent = self.hints.agent(spec)  # the trust boundary: raises before anything is imported or read
         self.built.append(spec)
-        return {"slow": self.slow, "boom": Boom()}.get(spec) or make_agent(spec, seed=0)
+        return agent
+
+    def stop(self) -> None:
+        self.slow.release.set()
+        self.server.stop()
+        if self.hints is not None:
+            self.hints.close()
 
     def history(self) -> int:
         return len(self.server.session.game.history)
@@ -120,8 +141,7 @@ class Table:
 def table(tmp_path: Path) -> Iterator[Table]:
     t = Table(tmp_path, hint_seconds=0.5, socket_timeout=0.3)
     yield t
-    t.slow.release.set()
-    t.server.stop()
+    t.stop()
 
 
 def _act(table: Table, headers: dict[str, str | None] | None = None) -> tuple[int, Any]:
@@ -208,7 +228,8 @@ def test_a_state_change_needs_a_json_content_type(table: Table, kind: str | None
 
 # ---------------------------------------------------------------- hints from built-in agents only
 @pytest.mark.parametrize("spec", ["{tmp}/evil_hint.py:Agent", "evil_hint:Agent", "subprocess:Popen", "os:system",
-                                  "greedy:{tmp}/evil_hint.py", "greedy:evil_hint.py", "greedy:a:b", "afterstate",
+                                  "greedy:{tmp}/evil_hint.py", "greedy:evil_hint.py", "greedy:a:b",
+                                  "greedy:value={tmp}/evil_hint.py", "ppo:{tmp}/evil_hint.py", "rllib:{tmp}",
                                   "human", "", 5, None, "greedy:" + "x" * 300, "random:..\\evil"])
 def test_a_hint_never_imports_a_file_or_a_module(table: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  spec: object) -> None:
@@ -218,15 +239,27 @@ def test_a_hint_never_imports_a_file_or_a_module(table: Table, tmp_path: Path, m
     monkeypatch.syspath_prepend(str(tmp_path))
     agent = spec.format(tmp=tmp_path) if isinstance(spec, str) else spec
     status, answer = table.request("POST", "/api/hint", json.dumps({"agent": agent}).encode())
-    assert status == 400 and "is not a hint agent" in _error(answer) and "greedy, random" in _error(answer)
+    assert status == 400 and _error(answer).startswith("no hint: ")
     assert table.built == [] and not mark.exists() and "evil_hint" not in sys.modules
 
 
-@pytest.mark.parametrize("spec", ["greedy", " greedy ", "random", "greedy:fast=1", "mcts:sims=5,c=1.4"])
-def test_a_built_in_spec_is_allowed(spec: str) -> None:
-    assert check_hint_spec(spec, HINT_AGENTS) == spec.strip()
-    with pytest.raises(PlayError, match=r"one of afterstate, ppo\b"):  # the caller's list, named
-        check_hint_spec(spec, {"afterstate", "ppo"})
+@pytest.mark.parametrize("spec", ["greedy", " greedy ", "random", "greedy:fast=1", "mcts:sims=5,exploration=1.4",
+                                  "greedy:value=linear", "afterstate", "afterstate:pretrained", "ppo:pooled",
+                                  "mcts:pretrained"])
+def test_a_built_in_spec_naming_no_file_is_allowed(spec: str) -> None:
+    assert check_spec(spec, Origin.REQUEST) == spec.strip()
+
+
+def test_a_hint_naming_a_file_is_refused_before_the_file_is_read(table: Table, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v.json").write_text("{not json")  # read, it would be a parse error naming the file's content
+    with pytest.raises(UntrustedSpecError, match=r"value='v.json' names a file"):
+        check_spec("greedy:value=v.json", Origin.REQUEST)
+    status, answer = table.request("POST", "/api/hint", b'{"agent": "greedy:value=v.json"}')
+    assert status == 400 and "names a file" in _error(answer) and table.built == []
+    status, answer = table.request("POST", "/api/hint", b'{"agent": "greedy:value=nothere.json"}')
+    assert status == 400 and "names a file" in _error(answer)  # the same answer: nothing tells it is missing
 
 
 def test_a_hint_is_given(table: Table) -> None:
@@ -263,12 +296,66 @@ def test_a_body_shorter_than_its_length_times_out(table: Table, capfd: pytest.Ca
                   f"{TOKEN_HEADER}: {table.server.token}\r\nContent-Length: 100\r\n\r\n{{}}".encode())
         started = time.monotonic()
         answer = _read_all(s)
-    assert answer.startswith("HTTP/1.0 408") and "did not arrive within 0.3 s" in answer
+    assert answer.startswith("HTTP/1.0 408") and "nothing arrived for 0.3 s" in answer
     assert time.monotonic() - started < 3
     with socket.create_connection(("127.0.0.1", table.port), timeout=5) as s:  # not even a request line
         assert s.recv(4096) == b""
     assert table.request("GET", "/api/state")[0] == 200  # the server serves on
     assert "Traceback" not in capfd.readouterr().err
+
+
+#: The trickling tables' bounds: a stall of 1 s, a request of 1.5 s; their clients send a byte every 0.2 s.
+_STALL, _DEADLINE, _DRIP = 1.0, 1.5, 0.2
+
+
+@pytest.fixture
+def trickled(tmp_path: Path) -> Iterator[Table]:
+    t = Table(tmp_path, hint_seconds=0.5, socket_timeout=_STALL, request_seconds=_DEADLINE)
+    yield t
+    t.stop()
+
+
+def _trickle(port: int, sent: bytes, dripped: bytes, drip: float = _DRIP) -> tuple[str, float]:
+    """Send ``sent`` at once, then ``dripped`` a byte every ``drip`` seconds until the server answers
+    (or ``_DEADLINE + 2`` s have passed: a server with no deadline is not waited for); what the server
+    sent until it closed, and the seconds from the first byte to the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        started = time.monotonic()
+        s.sendall(sent)
+        for byte in dripped:
+            try:
+                s.sendall(bytes([byte]))
+            except OSError:  # the server closed the connection
+                break
+            if select.select([s], [], [], drip)[0] or time.monotonic() - started > _DEADLINE + 2:
+                break  # answered (nothing more is sent), or never cut off
+        select.select([s], [], [], 5)
+        answered = time.monotonic() - started
+        chunks = []
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := s.recv(4096):
+                chunks.append(chunk)
+    return b"".join(chunks).decode(), answered
+
+
+@pytest.mark.parametrize("part", ["request line", "headers", "body"])
+def test_a_request_trickled_past_its_deadline_is_refused(trickled: Table, part: str,
+                                                         capfd: pytest.CaptureFixture[str]) -> None:
+    head = (f"POST /api/act HTTP/1.1\r\nHost: 127.0.0.1:{trickled.port}\r\nContent-Type: application/json\r\n"
+            f"{TOKEN_HEADER}: {trickled.server.token}\r\nContent-Length: 60\r\n\r\n").encode()
+    request = head + b" " * 60
+    cut = {"request line": 0, "headers": head.index(b"\r\n") + 2, "body": len(head)}[part]
+    answer, seconds = _trickle(trickled.port, request[:cut], request[cut:])
+    assert answer.startswith("HTTP/1.0 408") and f"did not arrive within {_DEADLINE:g} s" in answer, answer
+    assert _DEADLINE - 0.1 < seconds < _DEADLINE + 1  # each byte came within the stall: the deadline cut it
+    assert trickled.request("GET", "/api/state")[0] == 200 and trickled.history() == 0  # the server serves on
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_request_trickled_within_its_deadline_is_answered(trickled: Table) -> None:
+    request = f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{trickled.port}\r\n{TOKEN_HEADER}: {trickled.server.token}"
+    answer, seconds = _trickle(trickled.port, request.encode(), b"\r\n\r\n")  # 0.8 s: within the deadline
+    assert answer.startswith("HTTP/1.0 200") and '"waiting": "human"' in answer and seconds < _DEADLINE
 
 
 def test_a_client_that_hangs_up_prints_nothing(table: Table, capfd: pytest.CaptureFixture[str]) -> None:
@@ -317,8 +404,7 @@ def test_a_move_played_while_a_hint_thinks_makes_it_stale(tmp_path: Path) -> Non
         asking.join(5)
         assert answers[0][0] == 409 and "the game moved on" in _error(answers[0][1])
     finally:
-        table.slow.release.set()
-        table.server.stop()
+        table.stop()
 
 
 def test_a_hint_agent_that_raises_is_a_json_error(table: Table, capfd: pytest.CaptureFixture[str]) -> None:
@@ -334,15 +420,15 @@ def _terminal(tmp_path: Path, lines: str) -> str:
     game = Game(GameConfig(players=2, expansions=()), seed=3)
     session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
     out = io.StringIO()
-    assert not TerminalPlay(session, tmp_path / "t.json", lambda spec: make_agent(spec, seed=0),
-                            io.StringIO(lines), out).run()
+    with HintWorker(seconds=5) as hints:
+        assert not TerminalPlay(session, tmp_path / "t.json", hints.agent, io.StringIO(lines), out).run()
     return out.getvalue()
 
 
 def test_a_terminal_hint_from_a_module_is_one_line(tmp_path: Path) -> None:
     out = _terminal(tmp_path, "hint subprocess:Popen\nhint os:system\nhint ./x.py:X\nhint greedy\nquit\n")
     refusals = [line for line in out.splitlines() if "no hint" in line]
-    assert len(refusals) == 3 and all("is not a hint agent" in line for line in refusals)
+    assert len(refusals) == 3 and all("may name only a built-in agent" in line for line in refusals)
     assert "hint (greedy):" in out and "Traceback" not in out
 
 

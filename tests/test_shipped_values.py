@@ -97,7 +97,7 @@ def test_mcts_pretrained_refuses_another_player_count_naming_its_own() -> None:
 @pytest.mark.parametrize(("spec", "message"), [
     ("mcts:pretrained,guide=0", "mcts:pretrained fixes guide"),
     ("mcts:pretrained,rollout_turns=2,value=linear", "mcts:pretrained fixes rollout_turns, value"),
-    ("mcts:strongest", "the one named search is mcts:pretrained, got mcts:strongest"),
+    ("mcts:strongest", r"option preset=.strongest. must be one of pretrained \(other options are key=value"),
 ])
 def test_mcts_pretrained_refuses_to_change_what_it_fixes(spec: str, message: str) -> None:
     with pytest.raises(AgentSpecError, match=message):

@@ -178,6 +178,7 @@ def test_every_kind_of_source_gives_the_same_snapshots(game: Game, tmp_path: Pat
      "line 2: the game index must be an int, got 'abc'"),
     ('{"index": 1, "record": {}}\n{"index": null, "record": {}}\n', None,
      "line 2: the game index must be an int, got None"),
+    ('{"index": 1, "record": {}}\n{"index": 1, "record": {}}\n', 1, "line 2: game 1 was already recorded on line 1"),
 ])
 def test_bad_files_are_refused_naming_the_file(tmp_path: Path, content: str | None, game_index: int | None,
                                                message: str) -> None:

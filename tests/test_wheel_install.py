@@ -107,6 +107,7 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_the_compiled_core(tmp_path: Path
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     for package in ("carcassonne_env/engine", "agents"):  # the build records travel with the modules
         assert f"{package}/_compiled_sources.json" in names
+    assert "agents/pretrained/manifest.json" in names  # no shipped key loads without it (agents/manifest.py)
 
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], elsewhere, env)
     python = venv / "bin" / "python"

@@ -174,10 +174,15 @@ def cannot_write(out: Path, e: OSError) -> str:
 @contextlib.contextmanager
 def reading(path: Path, remedy: str) -> Iterator[None]:
     """Read a file a run saved, ``path``, in the block (on ``--resume``): the error of a damaged one
-    (cut short, not in its format, missing parts) is one SettingError naming it and ``remedy``."""
+    (cut short, not in its format, missing parts) is one SettingError naming it and ``remedy``; so is a pickle
+    its loader refuses, such as an object beyond tensors and plain values that ``torch.load(weights_only=True)``
+    will not unpickle (torch's own message runs to many lines)."""
     try:
         yield
-    except (OSError, EOFError, KeyError, ValueError, RuntimeError, zipfile.BadZipFile, pickle.UnpicklingError) as e:
+    except pickle.UnpicklingError:
+        raise SettingError(f"--resume: {path} is damaged, or holds objects that are not plain data (UnpicklingError); "
+                           f"{remedy}") from None
+    except (OSError, EOFError, KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as e:
         raise SettingError(f"--resume: {path} is damaged ({type(e).__name__}: {e}); {remedy}") from None
 
 

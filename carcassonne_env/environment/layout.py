@@ -20,7 +20,15 @@ from ..engine.black_tower import floor_supply
 from ..engine.registry import EXPANSIONS
 from .subcell_planes import Stamp
 
-__all__ = ["VARIANT_FLAGS", "Entry", "Layout", "rules_entries"]
+__all__ = ["LAYOUT_VERSION", "VARIANT_FLAGS", "Entry", "Layout", "rules_entries"]
+
+#: The version of the observation layout (this module: every plane, vector entry and bound, and their
+#: order) and of the action layout (:mod:`.codec`: its segments and what an index means). A trained
+#: policy reads observations and writes actions by position, so one made under another version reads this
+#: env wrongly even where the shapes agree. Raise it with any change to either layout; the manifest of
+#: the shipped models (``agents/pretrained/manifest.json``) records the version each policy was trained
+#: under and refuses to load one of another version.
+LAYOUT_VERSION = 1
 
 #: Watchtower subjects in the order of their planes (R60).
 WATCHTOWER_SUBJECTS = ("meeple", "coat-of-arms", "road", "monastery", "city")

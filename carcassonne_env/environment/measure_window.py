@@ -132,9 +132,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m carcassonne_env.environment.measure_window", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--games", type=argtypes.count, default=10_000, help="random games (default 10000)")
-    parser.add_argument("--workers", type=argtypes.count, default=2, help="processes (default 2)")
-    parser.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the first game (default 0)")
+    parser.add_argument("--games", type=argtypes.count, default=10_000, help="random games (default %(default)s)")
+    parser.add_argument("--workers", type=argtypes.count, default=2, help="processes (default %(default)s)")
+    parser.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the first game (default %(default)s)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     stats = measure(args.games, args.workers, args.seed)

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import itertools
 import struct
 import zlib
 from pathlib import Path
@@ -169,11 +170,11 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.environment.render", description=main.__doc__)
     parser.add_argument("out", help="the PNG file to write")
-    parser.add_argument("--players", type=int, default=3, help="2–6 (default 3)")
+    parser.add_argument("--players", type=int, default=3, help="2–6 (default %(default)s)")
     parser.add_argument("--expansions", default="tower,black_tower,watchtowers")
     parser.add_argument("--seed", type=argtypes.seed, default=0)
-    parser.add_argument("--steps", type=argtypes.count, default=10_000,
-                        help="stop after this many steps (default: all)")
+    parser.add_argument("--steps", type=argtypes.count, metavar="N",
+                        help="stop after this many steps (default: none, the game is played to its end)")
     args = parser.parse_args(argv)
     if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
         parser.error(f"out: expected a .png file name, got {args.out!r}")
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     encoder.reset(game)
     codec = ActionCodec(DEFAULT_WINDOW)
     rng = np.random.default_rng(args.seed)
-    for _ in range(args.steps):
+    for _ in itertools.islice(itertools.count(), args.steps):  # all steps when --steps is None
         if game.is_over:
             break
         legal, _ = codec.legal_indices(game, encoder.window, encoder.frontier_inside)

@@ -22,14 +22,21 @@ Only the page the server served can use it (docs/play.md, "Security"):
 * every API request carries the session's token (:data:`TOKEN_HEADER`), a secret drawn when the
   server starts and written only into the page; a POST declares ``Content-Type:
   application/json``: a cross-site form or ``text/plain`` POST is answered 403 / 415;
-* a hint's agent is a built-in one (:func:`~.session.check_hint_spec`: the heads in
-  ``hint_agents``, options ``key=value``): no file path or module from a request is ever imported;
-* a body is read up to :data:`MAX_BODY` bytes (413 beyond), within the socket timeout (408 when
-  it stalls), parsed with :mod:`carcassonne_env.jsonio` (nesting too deep: 400); a client that
-  goes away prints nothing;
+* a hint's spec is a short string (:func:`~.session.hint_spec`) that ``make_hint`` turns into an
+  agent, the trust boundary of the command that serves the table (``carcassonne play``:
+  :mod:`agents.hints`, a built-in agent naming no file): no file path or module from a request is
+  ever imported or read;
+* a request arrives whole within :data:`REQUEST_SECONDS` of its first byte, its request line,
+  headers and body together, however slowly it trickles, and never stalls for
+  :data:`SOCKET_TIMEOUT` (:class:`_RequestReader`): else it is answered 408 and the connection
+  closed (a connection that sends nothing is closed unanswered); a body is read up to
+  :data:`MAX_BODY` bytes (413 beyond), parsed with :mod:`carcassonne_env.jsonio` (nesting too
+  deep: 400); a client that goes away prints nothing;
 * a hint is thought out in a thread of its own, on a copy of the game, within ``hint_seconds``:
   the table answers ``GET /api/state`` meanwhile, and a hint that overruns is answered 503 "the
-  hint took too long" (it is abandoned; no other hint starts until it ends).
+  hint took too long". ``carcassonne play``'s hint agents think in a process that is killed at that
+  cap (:mod:`agents.hints`: CPU and memory released at once), so the next hint works at once; the
+  answer waits up to :data:`HINT_GRACE` more for the hint to end, and no other hint starts until it has.
 
 The state is ``{"frame", "tiles", "waiting", "placements", "options", "can_undo", "tiles_left",
 "log", "saved", "current", "decisions", "scores_explained"}``: ``frame`` as a replay frame, ``tiles`` the placed tiles
@@ -57,18 +64,21 @@ fails: 500, and nothing to save). The finished game is saved (a record ``carcass
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import secrets
 import signal
+import socket
 import sys
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import Future
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as HintTimeout
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import jsonio
 from ..engine import TOWER_TOP_SLOT, Action, ActionKind, Game, Phase
@@ -78,28 +88,39 @@ from ..viewer.snapshots import frame
 from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
 from .choices import FeatureCells, feature_cells
 from .session import (
-    HINT_AGENTS,
     AgentError,
     Chooser,
     PlayError,
     PlaySession,
     SaveFailed,
     TurnNote,
-    check_hint_spec,
     hint_for,
+    hint_spec,
     option_label,
 )
 
-__all__ = ["HINT_AGENTS", "HINT_SECONDS", "MAX_BODY", "SOCKET_TIMEOUT", "TOKEN_HEADER", "PlayServer", "page_html",
-           "serve"]
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
+__all__ = ["DEFAULT_PORT", "HINT_GRACE", "HINT_SECONDS", "MAX_BODY", "REQUEST_SECONDS", "SOCKET_TIMEOUT",
+           "TOKEN_HEADER", "PlayServer", "page_html", "serve"]
+
+#: The port :func:`serve` listens on when none is given (``carcassonne play --web`` without ``--port``).
+DEFAULT_PORT = 8765
 #: The largest request body accepted, in bytes.
 MAX_BODY = 64 * 1024
 #: The request header that carries the session's token (written only into the page).
 TOKEN_HEADER = "X-Carcassonne-Token"
-#: The longest a hint thinks, in seconds, before it is answered "the hint took too long".
+#: The longest a hint thinks, in seconds, before it is answered "the hint took too long" (the
+#: default of ``carcassonne play --hint-seconds``, which caps the hint's own process likewise).
 HINT_SECONDS = 10.0
-#: The longest a connection may stall mid-request, in seconds, before it is closed.
+#: Seconds a hint past its cap is given to end before the answer (a capped hint process ends at once).
+HINT_GRACE = 2.0
+#: The longest one request may take to arrive, in seconds, from its first byte to the end of its body
+#: (request line, headers and body together), before it is answered 408.
+REQUEST_SECONDS = 10.0
+#: The longest the server waits on a connection at a time, in seconds: for a request's first byte,
+#: between two of its bytes (408 then), and for the client to take an answer.
 SOCKET_TIMEOUT = 10.0
 #: The paths served without the token: the page itself (which holds it) and its icon.
 _OPEN_PATHS = ("/", "/index.html", "/favicon.ico")
@@ -177,18 +198,56 @@ class _HTTPServer(ThreadingHTTPServer):
         print(f"carcassonne play: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
 
 
+class _Late(Exception):
+    """A request that did not arrive in time (:class:`_RequestReader`): answered 408, its connection closed."""
+
+
+class _RequestReader(io.RawIOBase):
+    """The bytes of a connection (one request: the server speaks HTTP/1.0), read with two bounds: each
+    read waits at most ``stall`` seconds, and none goes past the request's deadline, ``total`` seconds
+    after its first byte arrived. A read that passes either raises :class:`_Late` saying which (before
+    the first byte, TimeoutError: an idle connection, closed unanswered). The socket's timeout is
+    ``stall`` again after each read, for the answer's writes."""
+
+    def __init__(self, connection: socket.socket, stall: float, total: float) -> None:
+        self._connection, self._stall, self._total = connection, stall, total
+        self._deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        limit = self._stall if self._deadline is None else min(self._stall, self._deadline - time.monotonic())
+        if limit <= 0:
+            raise _Late(f"the request did not arrive within {self._total:g} s")
+        self._connection.settimeout(limit)
+        try:
+            size = self._connection.recv_into(buffer)
+        except TimeoutError:
+            if self._deadline is None:
+                raise
+            raise _Late(f"the request did not arrive within {self._total:g} s" if limit < self._stall
+                        else f"the request stalled: nothing arrived for {self._stall:g} s") from None
+        finally:
+            self._connection.settimeout(self._stall)
+        if size and self._deadline is None:
+            self._deadline = time.monotonic() + self._total
+        return size
+
+
 class PlayServer:
-    """``session`` served on ``host:port`` (0: any free port); saved to ``save_path``. A hint's spec
-    must have its head in ``hint_agents`` (:func:`~.session.check_hint_spec`); ``make_hint`` builds
-    it. ``hint_seconds`` caps a hint, ``socket_timeout`` a stalled connection (module docstring)."""
+    """``session`` served on ``host:port`` (0: any free port); saved to ``save_path``. ``make_hint``
+    builds a hint's agent from its spec (a ValueError refuses it). ``hint_seconds`` caps a hint,
+    ``request_seconds`` a request's arrival and ``socket_timeout`` each
+    wait on the connection (module docstring)."""
 
     def __init__(self, session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser],
-                 host: str = "127.0.0.1", port: int = 0, *, hint_agents: Collection[str] = HINT_AGENTS,
-                 hint_seconds: float = HINT_SECONDS, socket_timeout: float = SOCKET_TIMEOUT) -> None:
+                 host: str = "127.0.0.1", port: int = 0, *,
+                 hint_seconds: float = HINT_SECONDS, request_seconds: float = REQUEST_SECONDS,
+                 socket_timeout: float = SOCKET_TIMEOUT) -> None:
         self.session = session
         self.save_path = save_path
         self.make_hint = make_hint
-        self.hint_agents = frozenset(hint_agents)
         self.hint_seconds = hint_seconds
         #: The session's secret: written into the page, required on every API request.
         self.token = secrets.token_urlsafe(32)
@@ -198,7 +257,7 @@ class PlayServer:
         self._hint_thinking: Future[tuple[Action, str]] | None = None
         title = "Carcassonne: " + " vs ".join(session.seats)
         self._page = page_html(session, title, self.token).encode("utf-8")
-        self.httpd = _HTTPServer((host, port), self._handler(socket_timeout))
+        self.httpd = _HTTPServer((host, port), self._handler(socket_timeout, request_seconds))
         bound = self.httpd.server_address[1]
         self._hosts = frozenset(f"{name.lower()}:{bound}" for name in (host, "127.0.0.1", "localhost"))
         self._origins = frozenset(f"http://{address}" for address in self._hosts)
@@ -351,9 +410,13 @@ class PlayServer:
         The table's lock is held only to copy the game and, after, to check that it has not moved
         on: ``GET /api/state`` and the other requests are answered while the hint thinks."""
         try:
-            spec = check_hint_spec(request.get("agent", "greedy"), self.hint_agents)
-        except PlayError as e:
+            spec = hint_spec(request.get("agent", "greedy"))
+            agent = self.make_hint(spec)  # the trust boundary: a refused spec imports and reads nothing
+        except ValueError as e:  # PlayError and the spec's errors
             return HTTPStatus.BAD_REQUEST, {"error": f"no hint: {e}"}
+        except Exception as e:
+            return HTTPStatus.INTERNAL_SERVER_ERROR, {
+                "error": f"no hint: building {spec!r} failed: {type(e).__name__}: {e}"}
         with self._lock:
             if not self.session.waiting_for_human:
                 return HTTPStatus.BAD_REQUEST, {"error": "a hint is for a human's decision"}
@@ -362,10 +425,11 @@ class PlayServer:
                     "error": "no hint: the last hint, which took too long, is still thinking; ask again later"}
             game = self.session.game
             decisions = len(game.history)
-            thinking = self._hint_thinking = self._think(spec, game.clone())
+            thinking = self._hint_thinking = self._think(agent, game.clone())
         try:
             action, words = thinking.result(timeout=self.hint_seconds)
-        except HintTimeout:
+        except (HintTimeout, TimeoutError):  # the wait passed the cap, or the hint's process was stopped at it
+            wait([thinking], timeout=HINT_GRACE)  # a capped hint ends now: the next one may start at once
             return HTTPStatus.SERVICE_UNAVAILABLE, {
                 "error": f"no hint: the hint took too long (more than {self.hint_seconds:g} s for {spec!r}); "
                          "ask again, or ask a quicker agent"}
@@ -374,23 +438,23 @@ class PlayServer:
         except ValueError as e:  # a bad option of a built-in agent (its spec error)
             return HTTPStatus.BAD_REQUEST, {"error": f"no hint: {e}"}
         except Exception as e:
-            return HTTPStatus.INTERNAL_SERVER_ERROR, {
-                "error": f"no hint: building {spec!r} failed: {type(e).__name__}: {e}"}
+            return HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"no hint: {spec!r} failed: {type(e).__name__}: {e}"}
         with self._lock:
             if self.session.game is not game or len(game.history) != decisions:
                 return HTTPStatus.CONFLICT, {"error": "no hint: the game moved on while the hint thought; ask again"}
         return HTTPStatus.OK, {"action": [int(v) for v in action], "words": words, "agent": spec}
 
-    def _think(self, spec: str, game: Game) -> Future[tuple[Action, str]]:
-        """Build ``spec``'s agent and ask it about ``game`` (a copy no one else touches) in a daemon
-        thread; the answer, or the error, lands in the future returned. A hint that overruns is
-        abandoned, not stopped: it thinks on without the table's lock, and no other starts until it ends."""
+    def _think(self, agent: Chooser, game: Game) -> Future[tuple[Action, str]]:
+        """Ask ``agent`` about ``game`` (a copy no one else touches) in a daemon thread; the answer, or
+        the error, lands in the future returned. A hint agent of ``carcassonne play`` stops itself at
+        the cap (module docstring); one that does not thinks on without the table's lock, and no other
+        hint starts until it ends."""
         thinking: Future[tuple[Action, str]] = Future()
 
         def think() -> None:
             thinking.set_running_or_notify_cancel()
             try:
-                thinking.set_result(hint_for(game, self.make_hint(spec)))
+                thinking.set_result(hint_for(game, agent))
             except BaseException as e:  # handed to the request, which answers it in JSON
                 thinking.set_exception(e)
 
@@ -401,11 +465,25 @@ class PlayServer:
         self._save()
         return self.state()
 
-    def _handler(self, socket_timeout: float) -> type[BaseHTTPRequestHandler]:
+    def _handler(self, socket_timeout: float, request_seconds: float) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            timeout = socket_timeout  # applied to the connection: a stalled request is cut off
+            timeout = socket_timeout  # applied to the connection: an idle one, or a client that takes no answer
+
+            def setup(self) -> None:
+                super().setup()
+                self.rfile.close()  # the plain reader: the request is read within its bounds instead
+                self.rfile = io.BufferedReader(_RequestReader(self.connection, socket_timeout, request_seconds))
+
+            def handle_one_request(self) -> None:
+                """One request; one that does not arrive in time (:class:`_RequestReader`) is answered 408."""
+                self.requestline = self.request_version = ""  # what a 408 needs before the request line is read
+                try:
+                    super().handle_one_request()
+                except _Late as e:  # the rest of the request is not read: the connection ends with the answer
+                    self.close_connection = True
+                    self._json(HTTPStatus.REQUEST_TIMEOUT, {"error": str(e)})
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal is the user's
                 pass
@@ -442,7 +520,7 @@ class PlayServer:
                     self._json(*server.handle(method, self.path, body))
 
             def _body(self) -> bytes | Answer:
-                """The body, at most MAX_BODY bytes, read within the socket timeout; else the refusal."""
+                """The body, at most MAX_BODY bytes (in time: :class:`_RequestReader`); else the refusal."""
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                 except ValueError:
@@ -451,10 +529,7 @@ class PlayServer:
                     return HTTPStatus.BAD_REQUEST, {"error": "Content-Length must be a number of bytes"}
                 if length > MAX_BODY:
                     return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": f"the body must be 0 to {MAX_BODY} bytes"}
-                try:
-                    body = self.rfile.read(length)
-                except TimeoutError:
-                    return HTTPStatus.REQUEST_TIMEOUT, {"error": f"the body did not arrive within {socket_timeout:g} s"}
+                body = self.rfile.read(length)
                 if len(body) < length:
                     return HTTPStatus.BAD_REQUEST, {"error": "the body ended before its Content-Length"}
                 return body
@@ -493,14 +568,14 @@ def _request(body: bytes) -> dict[str, Any]:
 
 
 def serve(session: PlaySession, save_path: Path, make_hint: Callable[[str], Chooser], *,
-          host: str = "127.0.0.1", port: int = 8765, announce: Callable[[str], None] = print,
-          hint_agents: Collection[str] = HINT_AGENTS) -> Game:
+          host: str = "127.0.0.1", port: int = DEFAULT_PORT, announce: Callable[[str], None] = print,
+          hint_seconds: float = HINT_SECONDS) -> Game:
     """Serve ``session`` until Ctrl-C or SIGTERM (the game is saved then, and at its end); returns
-    the game. A hint's agent is one of ``hint_agents`` (:class:`PlayServer`). The last save goes to
+    the game. ``make_hint`` and ``hint_seconds`` are :class:`PlayServer`'s. The last save goes to
     ``save_path`` or, refused meanwhile, a free name beside it (:meth:`.SaveGuard.write`); one that
     cannot be written raises :class:`.SaveFailed` and prints no resume command."""
     try:
-        server = PlayServer(session, save_path, make_hint, host, port, hint_agents=hint_agents)
+        server = PlayServer(session, save_path, make_hint, host, port, hint_seconds=hint_seconds)
     except OSError as e:
         raise PlayError(f"cannot serve on {host}:{port}: {e} (choose another --port)") from None
     announce(f"open {server.url} in a browser to play (Ctrl-C stops; the game is saved to {save_path})")

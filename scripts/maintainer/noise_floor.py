@@ -114,10 +114,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("games", type=Path, help="a self-play tournament folder (a run's gen_NNN/self_play)")
     parser.add_argument("spec", help="the agent that played them, in every seat of the playouts")
-    parser.add_argument("--positions", type=int, default=40, help="positions drawn, one per game (default 40)")
-    parser.add_argument("--continuations", type=int, default=16, help="playouts of each position (default 16)")
+    parser.add_argument("--positions", type=int, default=40, help="positions drawn, one per game (default %(default)s)")
+    parser.add_argument("--continuations", type=int, default=16, help="playouts of each position (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="picks the games, the turns and the playouts")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default %(default)s)")
     parser.add_argument("--value", action="append", default=[],
                         help="a value network (.npz) whose error to split; repeat for several")
     parser.add_argument("--playouts", type=Path,

@@ -65,6 +65,7 @@ from agents import make_agent, position_value
 from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
 from agents.first_place import spread_of_residuals
+from agents.manifest import verified
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
@@ -262,9 +263,10 @@ def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> 
 
 def _init_file(init: str) -> str | None:
     """The network file of ``--init`` (a .npz, or the shipped 2-player one for ``pretrained_2p``); None for a
-    value that is no network (end_now, linear). The shipped one is named relative to the working directory
-    when it lies below it, as the run's own files are: a run copied to another checkout resumes there."""
-    return cwd_relative(PRETRAINED) if init == "pretrained_2p" else init if init.endswith(".npz") else None
+    value that is no network (end_now, linear). The shipped one, once the manifest vouches for it
+    (:func:`agents.manifest.verified`), is named relative to the working directory when it lies below it,
+    as the run's own files are: a run copied to another checkout resumes there."""
+    return cwd_relative(verified(PRETRAINED)) if init == "pretrained_2p" else init if init.endswith(".npz") else None
 
 
 def _spec_of(value: str, fast: bool, players: int) -> str:

@@ -38,7 +38,7 @@ from .match import play_match_data
 from .schedule import Fixture
 
 __all__ = [
-    "BACKENDS", "Backend", "GameStream", "WorkerLost", "ctrl_c_deferred", "in_workers", "inline",
+    "BACKENDS", "DEFAULT_WORKERS", "Backend", "GameStream", "WorkerLost", "ctrl_c_deferred", "in_workers", "inline",
     "make_backend", "process_pool", "ray_tasks", "single_threaded",
 ]
 
@@ -51,6 +51,9 @@ IN_FLIGHT_PER_WORKER = 2
 #: Times the Ray back-end plays a game again when its node or worker process is lost (not when the
 #: game itself raises): enough for a node or two lost during a run.
 RAY_GAME_RETRIES = 3
+#: The worker processes of ``--backend process`` when ``--workers`` is not given (1: the games are played
+#: in the command's own process, one after the other).
+DEFAULT_WORKERS = 1
 #: Seconds the workers of a stopped pool get to end (and end the agent processes they started)
 #: before they are killed.
 STOP_GRACE_SECONDS = 2.0
@@ -87,7 +90,7 @@ def process_pool(config: dict[str, Any], fixtures: Sequence[Fixture], workers: i
     """The games in a pool of ``workers`` processes (:func:`in_workers`); a lost worker is a
     :class:`WorkerLost` naming its game."""
     tasks = [(config, f.seats, f.seed, f.index) for f in fixtures]
-    for i, result in in_workers(play_match_data, tasks, workers or 1,
+    for i, result in in_workers(play_match_data, tasks, workers or DEFAULT_WORKERS,
                                 lambda i: f"game {fixtures[i].index} (seed {fixtures[i].seed})"):
         yield fixtures[i], result
 
@@ -351,7 +354,7 @@ def make_backend(name: str, address: str | None = None) -> Backend:
     if name == "process":
         if address is not None:
             raise ValueError("--address: only --backend ray runs on a cluster")
-        return lambda config, fixtures, workers: (inline if (workers or 1) <= 1 else process_pool)(
+        return lambda config, fixtures, workers: (inline if (workers or DEFAULT_WORKERS) <= 1 else process_pool)(
             config, fixtures, workers)
     if name == "ray":
         return functools.partial(ray_tasks, address=address)

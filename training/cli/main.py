@@ -18,15 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentSpecError
-from agents.isolation import close_agent, seat_agent
+from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
+from carcassonne_env import bench as engine_bench
 from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
 from carcassonne_env.play import PlayError
 from carcassonne_env.play.terminal import TableInterrupted
 from carcassonne_env.players import EngineAgent
 from training.arena import ladder, tower_stats
-from training.arena.backends import BACKENDS, Backend, WorkerLost, make_backend
+from training.arena.backends import BACKENDS, DEFAULT_WORKERS, Backend, WorkerLost, make_backend
 from training.arena.match import MatchError, build_agents, close_agents, play_out
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
@@ -37,12 +38,20 @@ from . import play_human, train
 from .dialect import names, refuse_old_spellings, spec_list
 from .interrupt import INTERRUPTED, caused_by_ctrl_c, command_name, interrupted, resume_command
 
-__all__ = ["build_parser", "main", "version"]
+__all__ = ["BENCH_GAMES", "BENCH_WORKERS", "TOURNAMENT_SEEDS", "build_parser", "main", "version"]
 
 _DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
               "mcts:pretrained, afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or "
               "path/to/file.py:Class")
+
+
+#: Tile orders per table of ``carcassonne tournament`` when neither ``--seeds`` nor ``--games`` is given.
+TOURNAMENT_SEEDS = 10
+#: Games per measurement of ``carcassonne bench TARGET`` when ``--games`` is not given.
+BENCH_GAMES: dict[str, int] = {**engine_bench.DEFAULT_GAMES, "tournament": 20, "agent": 5}
+#: The workers ``carcassonne bench tournament`` measures with, one run each.
+BENCH_WORKERS = (1, 2)
 
 
 #: Old spellings of flags, per command, refused in one line that names the new one (dialect rule 5).
@@ -136,6 +145,13 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _hint_seconds(text: str) -> float:
+    value = _positive_seconds(text)
+    if value > play_human.MAX_HINT_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected at most {play_human.MAX_HINT_SECONDS:g} seconds, got {text!r}")
+    return value
+
+
 def _suffixed(*suffixes: str) -> Callable[[str], Path]:
     def parse(text: str) -> Path:
         if Path(text).suffix.lower() not in suffixes:
@@ -148,10 +164,12 @@ def _add_faults(p: argparse.ArgumentParser) -> None:
     p.add_argument("--on-error", choices=("forfeit", "stop"), default="forfeit",
                    help="what happens when an agent raises, exits, chooses an illegal action or exceeds "
                         "--move-time-limit: forfeit loses it that game and the run goes on; stop ends the run "
-                        "with the error, for debugging (default forfeit)")
+                        "with the error, for debugging (default %(default)s)")
     p.add_argument("--move-time-limit", type=_positive_seconds, metavar="SECONDS",
-                   help="seconds an agent may take per decision; the agents then run in a child process per game "
-                        "that is stopped when one takes longer, and that agent forfeits (default: no limit)")
+                   help="seconds an agent may take per decision; one that takes longer forfeits the game (see "
+                        "--on-error). An agent named by a file or a module always plays from a process of its own, "
+                        "stopped at the limit; a built-in agent plays in the process that plays the game "
+                        f"(default {DEFAULT_MOVE_TIME_LIMIT:g})")
     _flag(p, "--allow-changed-agents", "with --resume: continue although an agent or a model file named in a SPEC "
           "(or, for evaluate, the engine's or the agents' code) changed since the run started")
 
@@ -175,13 +193,13 @@ def _add_progress(p: argparse.ArgumentParser) -> None:
     _flag(p, "--progress", "show a progress bar on stderr (never when stderr is not a terminal)", default=True)
 
 
-def _add_backend(p: argparse.ArgumentParser, process_workers: str = "1") -> None:
+def _add_backend(p: argparse.ArgumentParser, process_workers: str = str(DEFAULT_WORKERS)) -> None:
     p.add_argument("--workers", type=argtypes.count, metavar="N", help="games played in parallel: worker processes, "
                    f"or the cores of the local Ray (default: {process_workers} with --backend process; with ray all "
                    "cores, or every CPU of the --address cluster)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where games run: worker processes on "
                    "this machine, or Ray tasks on a local Ray or on the cluster at --address (ray needs the ray "
-                   "extra; default process)")
+                   "extra; default %(default)s)")
     p.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster to run on (auto, HOST:PORT "
                    "of 'ray start --head', or ray://HOST:10001) (default: start a local Ray for the run)")
 
@@ -213,10 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("specs", nargs="*", metavar="SPEC",
                       help=f"2–6 seats in order: human, or an {_SPEC_HELP}")
     play.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
-                      help="the game's seed: it draws the tile order (default 0)")
+                      help="the game's seed: it draws the tile order (default %(default)s)")
     _add_variant(play)
     play.add_argument("--delay", type=_seconds, default=0.0, metavar="SECONDS",
-                      help="seconds to wait after each turn (default 0)")
+                      help="seconds to wait after each turn (default %(default)g)")
     play.add_argument("--frames", type=_directory, metavar="DIR",
                       help="also write one PNG picture of the board per turn into DIR (default: none)")
     play.add_argument("--html", type=_suffixed(".html", ".htm"), metavar="FILE",
@@ -236,7 +254,15 @@ def build_parser() -> argparse.ArgumentParser:
           "is played for you, with one line saying so; off: it is asked, and undo can still take back the "
           "placement before it", default=True)
     play.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE, with its seats "
-                      "unless SPECs are given")
+                      "unless SPECs are given; a save is data: its seats may name only built-in agents whose "
+                      "options name no file (see --trust-saved-seats)")
+    _flag(play, "--trust-saved-seats", "with --resume: seat the agents the save names even when they name a file, a "
+          "module or a model path (their code runs: only for a save you made yourself); without it such a save is "
+          "refused, naming the seat, before anything is loaded")
+    play.add_argument("--hint-seconds", type=_hint_seconds, default=play_human.HINT_SECONDS, metavar="SECONDS",
+                      help="the cap of one hint's thinking, at the terminal and in the browser: a hint still thinking "
+                           "then is stopped, its memory freed, and the next one starts at once "
+                           f"(at most {play_human.MAX_HINT_SECONDS:g}; default %(default)g)")
 
     replay = sub.add_parser("replay", help="write a game's replay page (HTML) to view in a browser",
                             description="Turn a game into one self-contained HTML page (no network needed) that "
@@ -260,17 +286,18 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("specs", nargs="+", metavar="SPEC", help=f"the agents (distinct); each an {_SPEC_HELP}")
     _flag(tour, "--gauntlet", "the first SPEC plays each of the others, instead of a round robin")
     tour.add_argument("--players", type=int, choices=range(2, 7), default=2, metavar="{2..6}",
-                      help="players per game (default 2)")
+                      help="players per game (default %(default)s)")
     count = tour.add_mutually_exclusive_group()
     count.add_argument("--seeds", type=argtypes.count, metavar="N", help="tile orders per table; each is played in "
-                       "every seat rotation, so a table plays --players × N games (default 10)")
+                       "every seat rotation, so a table plays --players × N games "
+                       f"(default {TOURNAMENT_SEEDS})")
     count.add_argument("--games", type=argtypes.count, metavar="N",
                        help="games per table, rounded up to a multiple of --players (instead of --seeds)")
     tour.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
-                      help="the first tile order's seed; the tables play seeds N, N+1, ... (default 0)")
+                      help="the first tile order's seed; the tables play seeds N, N+1, ... (default %(default)s)")
     _add_backend(tour)
     tour.add_argument("--out", type=_directory, default=Path("runs/tournament"), metavar="DIR",
-                      help="output directory (default runs/tournament)")
+                      help="output directory (default %(default)s)")
     _flag(tour, "--resume", "continue the tournament in --out, skipping finished games (the settings must match)")
     tour.add_argument("--anchor", metavar="SPEC", help="the agent rated 0 (default: random if present, else the "
                       "first SPEC)")
@@ -300,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "the load average).")
     ev.add_argument("spec", metavar="SPEC", help=f"the {_SPEC_HELP}")
     ev.add_argument("--players", type=int, choices=range(GameConfig.MIN_PLAYERS, GameConfig.MAX_PLAYERS + 1),
-                    default=2, metavar="{2..6}", help="players per game, and the ladder of that count (default 2)")
+                    default=2, metavar="{2..6}",
+                    help="players per game, and the ladder of that count (default %(default)s)")
     others = ", ".join(f"{n} players {s}" for n, s in ladder.DEFAULT_SEEDS.items() if n != 2)
     ev.add_argument("--seeds", type=argtypes.count, default=ladder.DEFAULT_SEEDS[2], action=_GivenSeeds,
                     metavar="N", help="tile orders per table, each played in every seat rotation (default "
@@ -324,21 +352,22 @@ def build_parser() -> argparse.ArgumentParser:
                                        "(carcassonne_env.bench; its options --players, --tiles, --expansions, "
                                        "--seed, --profile pass through: python -m carcassonne_env.bench --help). "
                                        "tournament: games/s of self-play games of each --specs agent on the "
-                                       "2-player tower variant with 1 and 2 workers of --backend. agent: the CPU "
-                                       "time of one decision of each --specs agent (choose_action alone, torch on "
-                                       "--threads threads) in self-play games of that variant, in this process.")
+                                       f"2-player tower variant with {' and '.join(map(str, BENCH_WORKERS))} workers "
+                                       "of --backend. agent: the CPU time of one decision of each --specs agent "
+                                       "(choose_action alone, torch on --threads threads) in self-play games of that "
+                                       "variant, in this process.")
     bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
     bench.add_argument("--games", type=argtypes.count, metavar="N", help="games per measurement (default: "
-                       "engine 300, env 50, tournament 20, agent 5)")
+                       f"{', '.join(f'{target} {games}' for target, games in BENCH_GAMES.items())})")
     bench.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="tournament, agent: "
                        "comma-separated agents; a spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy "
-                       "is two agents (default random,greedy)")
+                       "is two agents (default %(default)s)")
     bench.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
-                       help="agent: torch threads (default 1: one core)")
+                       help="agent: torch threads, a core each (default %(default)s)")
     bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run, "
-                       "as for carcassonne tournament (default process)")
+                       "as for carcassonne tournament (default %(default)s)")
     bench.add_argument("--address", metavar="ADDR", help="tournament with --backend ray: the Ray cluster (default: "
-                       "a local Ray of 1, then 2 cores)")
+                       f"a local Ray of {', then '.join(map(str, BENCH_WORKERS))} cores)")
     stats = sub.add_parser("stats", help="what the tower changes: captures, ransoms, floors by colour per agent",
                            description=tower_stats.DESCRIPTION)
     tower_stats.add_arguments(stats)
@@ -405,8 +434,8 @@ def _replay(args: argparse.Namespace) -> None:
 
     if play_human.same_file(args.out, args.record):
         raise RecordError(f"--out {args.out} is the RECORD itself: write the page to another file")
-    # a tournament's games.jsonl is read line by line and the game checked (its moves must reach its
-    # recorded scores); any other file is one game document
+    # a tournament's games.jsonl is read line by line and every game checked before one is shown (each
+    # one's moves must reach its recorded scores, no game twice); any other file is one game document
     document = find_game(args.record, args.game)
     if document is None:
         document = load_document(args.record, game=args.game)  # its errors name the file
@@ -511,15 +540,15 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         from training.arena.decision_time import decision_times
 
         for spec in specs:
-            print(decision_times(spec, args.games or 5, config, threads=args.threads).line())
+            print(decision_times(spec, args.games or BENCH_GAMES["agent"], config, threads=args.threads).line())
         return
     from training.arena.tournament import play_fixtures
 
     backend = _backend(args)
     for spec in specs:
-        games = args.games or 20
+        games = args.games or BENCH_GAMES["tournament"]
         fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
-        for workers in (1, 2):
+        for workers in BENCH_WORKERS:
             start = time.perf_counter()
             finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers, backend=backend)]
             steady = (games - 1) / (finished[-1] - finished[0]) if games > 1 else math.nan
@@ -582,7 +611,7 @@ def _run(argv: list[str]) -> int:
         elif args.command == "replay":
             _replay(args)
         elif args.command == "tournament":
-            per_table = args.seeds or (-(-args.games // args.players) if args.games else 10)
+            per_table = args.seeds or (-(-args.games // args.players) if args.games else TOURNAMENT_SEEDS)
             anchor = args.anchor
             if anchor is not None and anchor not in args.specs:
                 raise TournamentError(f"--anchor: {anchor!r} is not one of the agents")

@@ -382,7 +382,7 @@ class Samples:
 
     @staticmethod
     def load(path: Path) -> Samples:
-        with np.load(path) as data:
+        with np.load(path, allow_pickle=False) as data:  # data only: an object array is refused, never unpickled
             meta = json.loads(data["meta"].tobytes())
             keys = list(meta["shapes"])
             return Samples(
@@ -633,7 +633,7 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
     first = 0
     if checkpoint is not None and checkpoint.exists():
         with reading(checkpoint, "delete it: --resume fits the round again from its first epoch"):
-            saved = torch.load(checkpoint, map_location=s.device, weights_only=False)
+            saved = torch.load(checkpoint, map_location=s.device, weights_only=True)  # tensors and plain values
             policy.load_state_dict(saved["policy"])
             optimiser.load_state_dict(saved["optimiser"])
             rng.bit_generator.state = saved["rng"]
@@ -891,10 +891,11 @@ def _load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
 
 
 def init_path(init: str) -> Path:
-    """The student zip ``--init`` names: a shipped network's name (agents/ppo.py) or a path."""
-    from agents.ppo import SHIPPED
+    """The student zip ``--init`` names: a shipped network's name (agents/ppo.py; ShippedFileError unless the
+    manifest vouches for its file) or a path."""
+    from agents.ppo import SHIPPED, resolve_checkpoint
 
-    return SHIPPED.get(init, Path(init))
+    return resolve_checkpoint(init) if init in SHIPPED else Path(init)
 
 
 def _start_from(model: Any, path: Path, device: str) -> None:

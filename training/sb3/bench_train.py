@@ -98,26 +98,27 @@ def main(argv: list[str] | None = None) -> float:
     prog = "python -m training.sb3.bench_train"
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=argtypes.count, default=5, metavar="N",
-                        help="PPO iterations to time (default 5)")
+                        help="PPO iterations to time (default %(default)s)")
     parser.add_argument("--threads", type=argtypes.count, default=None, metavar="N",
                         help="torch threads (default: the free cores)")
     parser.add_argument("--n-envs", type=argtypes.count, default=2, metavar="N",
-                        help="envs in the DummyVecEnv, as carcassonne train ppo --n-envs (default 2)")
+                        help="envs in the DummyVecEnv, as carcassonne train ppo --n-envs (default %(default)s)")
     parser.add_argument("--n-steps", type=argtypes.count, default=512, metavar="N",
-                        help="steps per env per iteration (default 512)")
+                        help="steps per env per iteration (default %(default)s)")
     parser.add_argument("--batch-size", type=argtypes.count, default=256, metavar="N",
-                        help="PPO's minibatch size (default 256)")
+                        help="PPO's minibatch size (default %(default)s)")
     parser.add_argument("--n-epochs", type=argtypes.count, default=4, metavar="N",
-                        help="PPO's passes over each iteration's rollout (default 4)")
-    parser.add_argument("--players", type=int, default=2, metavar="N", help="players per game, 2–6 (default 2)")
+                        help="PPO's passes over each iteration's rollout (default %(default)s)")
+    parser.add_argument("--players", type=int, default=2, metavar="N",
+                        help="players per game, 2–6 (default %(default)s)")
     parser.add_argument("--channels", type=argtypes.count, default=16, metavar="N",
-                        help="features per board cell of the network's trunk (default 16)")
+                        help="features per board cell of the network's trunk (default %(default)s)")
     parser.add_argument("--blocks", type=argtypes.seed, default=2, metavar="N",
-                        help="residual 3×3 convolution blocks of the trunk (default 2)")
+                        help="residual 3×3 convolution blocks of the trunk (default %(default)s)")
     parser.add_argument("--margin", type=argtypes.seed, default=1, metavar="N",
-                        help="cells of margin around the placed tiles in the network's crop (default 1)")
+                        help="cells of margin around the placed tiles in the network's crop (default %(default)s)")
     parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
-                        help="seed of the model and envs (default 0)")
+                        help="seed of the model and envs (default %(default)s)")
     renamed = {"--envs": "--n-envs", "--epochs": "--n-epochs"}  # as carcassonne train ppo names them
     refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, renamed)
     args = parser.parse_args(argv)

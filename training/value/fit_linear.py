@@ -110,10 +110,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train value
     parser.add_argument("-o", "--out", type=Path, required=True, metavar="FILE",
                         help="the weights file to write (JSON); play it as greedy:value=FILE")
     parser.add_argument("--holdout", type=float, default=0.2, metavar="SHARE",
-                        help="share of the games held out to judge the fit, in [0, 1) (default 0.2)")
+                        help="share of the games held out to judge the fit, in [0, 1) (default %(default)g)")
     parser.add_argument("--ridge", type=float, default=1e-3, metavar="X",
-                        help="ridge term per sample of the least squares (default 1e-3)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the held-out split (default 0)")
+                        help="ridge term per sample of the least squares (default %(default)g)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="seed of the held-out split (default %(default)s)")
     parser.add_argument("--data", default=None, metavar="TEXT",
                         help="how the games were made, recorded in the weights file (default: the file names)")
     args = parser.parse_args(argv)
