@@ -109,6 +109,10 @@ def hidden_position(game: Game, rng: np.random.Generator) -> dict[str, Any]:
     return data
 
 
+#: The failure kinds a child reports (:func:`_failure`); the others are the runner's to charge.
+_CHILD_KINDS = ("exception", "exit")
+
+
 def _failure(e: BaseException, doing: str) -> tuple[str, str]:
     """(kind, message) for what an agent raised while ``doing``."""
     if isinstance(e, SystemExit):
@@ -262,10 +266,14 @@ class ProcessAgent:
         return answer if isinstance(answer, dict) else {"op": "crash"}
 
     def _fail(self, answer: dict[str, Any]) -> None:
-        """Close the child and raise the failure ``answer`` reports (a dead child: crash)."""
+        """Close the child and raise the failure ``answer`` reports (a dead child: crash). The child
+        reports only what its agent raised (``exception``, ``exit``): any other kind it claims is the
+        agent's code writing to the pipe, and counts as an exception, never as a kind the runner
+        itself charges (``illegal``, ``timeout``, ``crash``), whose evidence a record must carry."""
         if answer.get("op") == "fail":
             self.close()
-            raise AgentProcessFailure(str(answer.get("kind")), str(answer.get("message")))
+            kind = answer.get("kind")
+            raise AgentProcessFailure(kind if kind in _CHILD_KINDS else "exception", str(answer.get("message"))[:500])
         self._process.join(1.0)
         code = self._process.exitcode
         self.close()

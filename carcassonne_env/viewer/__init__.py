@@ -16,8 +16,8 @@ engine, numpy and the standard library.
 from __future__ import annotations
 
 from .page import replay_html, write_replay_html
-from .records import RecordError, Replayable, load_document, load_record, to_replayable
+from .records import Forfeited, RecordError, Replayable, load_document, load_record, to_replayable
 from .snapshots import describe_action
 
-__all__ = ["RecordError", "Replayable", "describe_action", "load_document", "load_record", "replay_html",
+__all__ = ["Forfeited", "RecordError", "Replayable", "describe_action", "load_document", "load_record", "replay_html",
            "to_replayable", "write_replay_html"]

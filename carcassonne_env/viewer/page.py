@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Replayable, Source, to_replayable
-from .snapshots import replay_data
+from .snapshots import forfeit_words, replay_data
 from .tile_svg import SIZE
 
 __all__ = ["fill_page", "replay_html", "static_text", "tile_symbols", "write_replay_html"]
@@ -48,10 +48,12 @@ def fill_page(template: str, *, css: str, js: str, symbols: str, title: str, dat
 
 
 def _default_title(source: Replayable) -> str:
+    """The agents by seat (or the player count) and the pile, and who forfeited a forfeited game."""
     record = source.record
     who = " vs ".join(source.seats) if source.seats else f"{record.config.players} players"
     pile = f"seed {record.seed}" if record.seed is not None else "explicit tile order"
-    return f"Carcassonne replay: {who}, {pile}"
+    stopped = "" if source.forfeit is None else f"; {forfeit_words(source.forfeit)}"
+    return f"Carcassonne replay: {who}, {pile}{stopped}"
 
 
 def replay_html(record: Source | Replayable, *, title: str | None = None) -> str:

@@ -3,9 +3,13 @@
 A *replay source* is one of: a :class:`~carcassonne_env.engine.GameRecord`; a
 :class:`~carcassonne_env.engine.Game` (its record); a ``GameRecord.to_dict()`` document; a
 ``Game.to_dict()`` save document; a line of a tournament's ``games.jsonl`` (a dict with a
-``"record"``, whose ``"seats"`` name the agents). Files hold one JSON document, or JSON lines (a
-tournament's games, chosen by their ``index``). Anything else raises :class:`RecordError`, whose
-message names the file and what is wrong.
+``"record"``, whose ``"seats"`` name the agents and whose ``"forfeit"``, when there is one, says
+who lost the game by failing: :class:`Forfeited`). Files hold one JSON document, or JSON lines (a
+tournament's games, chosen by their ``index``, each index once). Anything else raises
+:class:`RecordError`, whose message names the file and what is wrong.
+
+These readers check the form of a game, not its truth: ``carcassonne replay`` reads a tournament's
+``games.jsonl`` with :func:`training.arena.tournament.find_game`, which replays every line first.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 from ..engine import ConfigError, Game, GameRecord, IllegalActionError, SaveError
 from ..jsonio import JSONInputError, loads, read_bytes
 
-__all__ = ["RecordError", "Replayable", "Source", "load_document", "load_record", "to_replayable"]
+__all__ = ["Forfeited", "RecordError", "Replayable", "Source", "load_document", "load_record", "to_replayable"]
 
 #: What :func:`to_replayable` and the viewer accept.
 Source = GameRecord | Game | Mapping[str, Any]
@@ -29,11 +33,39 @@ class RecordError(ValueError):
 
 
 @dataclass(frozen=True)
+class Forfeited:
+    """How a tournament game stopped short: the agent in ``seat`` lost it by failing (``kind``:
+    exception, exit, illegal, changed, timeout or crash; ``message``: what it did) where the record's
+    moves stop, when that seat was to move (or, before the first move, while being built)."""
+
+    seat: int
+    agent: str
+    kind: str
+    message: str
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Forfeited:
+        """The forfeit of a tournament line (its ``action`` evidence is not shown); RecordError if malformed."""
+        if not (isinstance(data, dict) and isinstance(data.get("seat"), int) and not isinstance(data["seat"], bool)
+                and all(isinstance(data.get(key), str) for key in ("agent", "kind", "message"))):
+            raise RecordError("its forfeit must be an object of an int seat and a string agent, kind and message")
+        return cls(data["seat"], data["agent"], data["kind"], data["message"])
+
+
+@dataclass(frozen=True)
 class Replayable:
-    """A game to show: its record and, when known (tournament lines), the agent in each seat."""
+    """A game to show: its record and, when known (tournament lines), the agent in each seat and the
+    forfeit that ended it."""
 
     record: GameRecord
     seats: tuple[str, ...] | None = None
+    forfeit: Forfeited | None = None
+
+    def __post_init__(self) -> None:
+        """A forfeit names a seat of the game (RecordError otherwise)."""
+        players = self.record.config.players
+        if self.forfeit is not None and not 0 <= self.forfeit.seat < players:
+            raise RecordError(f"the forfeit names seat {self.forfeit.seat} of a {players}-player game")
 
 
 def to_replayable(source: Source | Replayable) -> Replayable:
@@ -53,7 +85,9 @@ def to_replayable(source: Source | Replayable) -> Replayable:
                 kind = type(data["record"]).__name__
                 raise RecordError(f"not a valid game record: 'record' must be a dict, got {kind}")
             seats = data.get("seats")
-            return Replayable(GameRecord.from_dict(data["record"]), None if seats is None else tuple(map(str, seats)))
+            forfeit = data.get("forfeit")
+            return Replayable(GameRecord.from_dict(data["record"]), None if seats is None else tuple(map(str, seats)),
+                              None if forfeit is None else Forfeited.from_dict(forfeit))
         if "format" in data:
             return Replayable(Game.from_dict(data).record())
         if "actions" in data and "config" in data:
@@ -65,7 +99,9 @@ def to_replayable(source: Source | Replayable) -> Replayable:
 
 
 def _jsonl_games(path: Path, text: str) -> dict[int, dict[str, Any]]:
+    """The games of JSON lines ``text`` by index (each index once; a last line cut short is dropped)."""
     games: dict[int, dict[str, Any]] = {}
+    lines: dict[int, int] = {}  # index -> its line
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -80,7 +116,9 @@ def _jsonl_games(path: Path, text: str) -> dict[int, dict[str, Any]]:
         index = item["index"]
         if isinstance(index, bool) or not isinstance(index, int):
             raise RecordError(f"{path}: line {number}: the game index must be an int, got {index!r}")
-        games.setdefault(index, item)
+        if index in lines:
+            raise RecordError(f"{path}: line {number}: game {index} was already recorded on line {lines[index]}")
+        games[index], lines[index] = item, number
     return games
 
 

@@ -11,9 +11,12 @@
 * ``players``: per seat ``score``, ``supply``, ``floors`` (normal, black, white; null without the
   tower) and ``prisoners`` (how many followers of each seat it holds);
 * ``action`` (in words), ``actor`` (seat, -1 at the start), ``turn``, ``next`` (who decides what
-  now, or the result), ``hand`` (the symbol of the tile to place, unturned, at a PLACE decision;
+  now, or the result; in the last frame of a forfeited game, who forfeited, how and why: the game
+  stopped there), ``hand`` (the symbol of the tile to place, unturned, at a PLACE decision;
   else null) and ``events``: the score changes of the turn so far, each
   ``[seat, points, words]``.
+
+The record of a forfeited game (:class:`~.records.Forfeited`) must stop before the end of the game.
 
 Board SVG units: the tile at (x, y) is the square with top-left corner ``(x * SIZE, -y * SIZE)``
 and side ``SIZE`` (north up: y grows downwards in SVG).
@@ -38,10 +41,10 @@ from ..engine import (
 )
 from ..engine.geometry import pack
 from .palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
-from .records import RecordError, Replayable
+from .records import Forfeited, RecordError, Replayable
 from .tile_svg import SIZE, follower_point, symbol_id, tile_svg
 
-__all__ = ["describe_action", "describe_event", "frame", "replay_data"]
+__all__ = ["describe_action", "describe_event", "forfeit_words", "frame", "replay_data"]
 
 _ROLE = {
     SegmentKind.CITY: ("a knight", "city"),
@@ -192,6 +195,8 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
         seen = len(log)
         frames.append(frame(game, words, actor, turn, turn_events))
         hands.add(frames[-1]["hand"])
+    if source.forfeit is not None:
+        frames[-1]["next"] = _forfeit_words(source.forfeit, game)
     symbols = {symbol_id(t.tile, t.rotation): tile_svg(t.tile, t.rotation) for t in game.tiles()}
     for tile in game.catalogue.types:  # the tiles in hand, unturned
         if symbol_id(tile, 0) in hands and symbol_id(tile, 0) not in symbols:
@@ -212,3 +217,17 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
         "frames": frames,
         "final_scores": list(game.scores),
     }
+
+
+def forfeit_words(forfeit: Forfeited) -> str:
+    """Who lost the game by failing, and how: ``Blue (greedy) forfeited (exception)`` (the replay
+    page's title and last frame)."""
+    return f"{SEAT_NAMES[forfeit.seat]} ({forfeit.agent}) forfeited ({forfeit.kind})"
+
+
+def _forfeit_words(forfeit: Forfeited, game: Game) -> str:
+    """The last frame's ``next`` of a game that ``forfeit`` ended where ``game`` stands; RecordError
+    when ``game`` is over (no seat forfeited a game played to its end)."""
+    if game.is_over:
+        raise RecordError(f"the record reaches the end of the game, yet seat {forfeit.seat} is said to have forfeited")
+    return f"{forfeit_words(forfeit)}: {forfeit.message}. The game stopped here; {SEAT_NAMES[forfeit.seat]} ranks last."

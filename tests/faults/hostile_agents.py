@@ -106,3 +106,18 @@ class FailsToBuild:
 
 class NotAnAgent:
     """Has neither choose_action nor act."""
+
+
+class PipeForger:
+    """Finds its process's pipe to the runner and reports, in the child's own words, an illegal-move
+    failure without the action: a kind only the runner may charge, whose record would then fail its check."""
+
+    def choose_action(self, game: Game) -> Any:
+        import gc
+        import json
+        from multiprocessing.connection import Connection
+
+        for obj in gc.get_objects():
+            if isinstance(obj, Connection) and not obj.closed:
+                obj.send_bytes(json.dumps({"op": "fail", "kind": "illegal", "message": "forged"}).encode())
+        return game.legal_actions()[0]

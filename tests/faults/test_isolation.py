@@ -140,3 +140,17 @@ def test_play_announces_the_real_scores_of_a_game_against_a_saboteur(capsys: pyt
     tower = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))  # play's default
     expected = play_match(tower, [hostile("Saboteur"), "random"], seed=3).scores
     assert f"final scores {list(expected)}" in capsys.readouterr().out and max(expected) < 1000
+
+
+@pytest.mark.fault("handled")
+def test_an_agent_cannot_charge_itself_a_kind_only_the_runner_charges(tmp_path: Path) -> None:
+    """The pipe carries the child's report of what its agent raised; an agent that writes an
+    ``illegal`` failure there (no action as evidence) forfeits for an exception, and the record stays
+    one the tournament's own check accepts."""
+    from training.arena.tournament import GAMES_FILE, Settings, load_games, run
+
+    settings = Settings(agents=(hostile("PipeForger"), "random"), seeds=1, config=CONFIG.to_dict())
+    run(settings, tmp_path, workers=1, progress=False)
+    games = load_games(tmp_path)
+    assert (tmp_path / GAMES_FILE).exists() and len(games) == 2
+    assert {g["forfeit"]["kind"] for g in games} == {"exception"}

@@ -28,8 +28,10 @@ Invariants:
   agents, seeds and game configuration, players included: a store of 3 players never serves 4);
   otherwise its games are ignored (with a note saying why for the shipped store; the cache is
   looked up by fingerprint), so games of other code never mix with this code's;
-* every stored game read back is checked like any tournament line
-  (:func:`~training.arena.tournament.verify_game`: its moves replay to its scores);
+* every stored game read back, of every seed the store holds, is checked like any tournament line
+  (:class:`~training.arena.tournament.GameLedger`: its moves replay to its scores, ranks and
+  decisions, its index, seed and seats are the ladder schedule's, no index or game twice); a store
+  with one bad line is not used (a note names the line for the shipped store);
 * a store holds every ladder game of its seeds, none forfeited, all played without a time limit:
   games the agents alone decided.
 """
@@ -54,7 +56,7 @@ from carcassonne_env.engine import GameConfig
 from carcassonne_env.jsonio import loads, read_line
 
 from .storage import atomic_write_bytes, dumps
-from .tournament import Settings, load_games, played_by, verify_game
+from .tournament import GameLedger, Settings, load_games, played_by
 
 __all__ = [
     "DEFAULT_SEEDS", "EXPANSIONS", "LADDER", "MULTIPLAYER_LADDER", "RESERVES", "SHIPPED", "Fingerprint", "cache_dir",
@@ -205,14 +207,12 @@ def _read(path: Path, ladder: Sequence[str], seeds: int, config: dict[str, Any],
                 return [], f"its games were played by {why}"
             if stored != _ladder_settings(ladder, stored.seeds, config):
                 return [], "its games are another ladder's or another game's"
-            fixtures = {f.index: f for f in stored.fixtures() if f.seed < seeds}
+            ledger = GameLedger(path, stored)  # every line checked, those of later seeds too
             games = []
             for n, line in enumerate(iter(lambda: read_line(f, path), b""), 2):
-                game = loads(line, f"{path}, line {n}")
-                if isinstance(game, dict) and game.get("index") in fixtures:
-                    games.append(verify_game(game, stored, fixtures, f"{path}, line {n}"))
-            if len({g["index"] for g in games}) != len(games):
-                return [], "unreadable (a game is repeated)"
+                game = ledger.check(loads(line, f"{path}, line {n}"), n)
+                if game["seed"] < seeds:
+                    games.append(game)
     except FileNotFoundError:
         return [], "missing"
     except (OSError, EOFError, ValueError, KeyError, TypeError) as e:  # TournamentError is a ValueError

@@ -20,22 +20,28 @@ Invariants (docs/reliability.md):
 * a kill at any moment leaves a resumable directory: ``tournament.json`` and the rewritten
   ``games.jsonl`` are replaced atomically, games are appended one whole line at a time, and only a
   last line cut short by a kill is dropped on reading;
-* every line read back (resume, report, replay) is checked against the schedule and *replayed*: its
-  scores, ranks and forfeit must be those its moves reach; any other line is an error naming it;
+* every line read back (resume, report, evaluate, replay, a ladder store) is checked against the
+  schedule and *replayed* (:class:`GameLedger`): its scores, ranks, forfeit and each seat's
+  decisions must be those its moves reach, its seconds those of its decisions, and no index or game
+  (the same moves and measured seconds) may come twice; any other line is an error naming it, and
+  the line it repeats;
 * an agent that fails forfeits its game and the tournament goes on (``on_error="forfeit"``), or
   stops it with an error naming the game and seat (``on_error="stop"``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import math
 import re
+from array import array
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tqdm import tqdm
 
@@ -51,6 +57,7 @@ from .storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 __all__ = [
     "GAMES_FILE",
     "SETTINGS_FILE",
+    "GameLedger",
     "Settings",
     "TournamentError",
     "agent_files",
@@ -80,7 +87,8 @@ class Settings:
     ``agents[0]``, field = the rest) or ``self_play`` (``agents[0]`` in every seat); seeds are
     ``first_seed .. first_seed + seeds - 1``; ``sprt`` is
     ``(elo0, elo1, alpha, beta)`` for a 2-agent, 2-player match, or None; ``move_time_limit`` is the
-    seconds an agent may take per decision (None: no limit) before it forfeits the game."""
+    seconds an agent may take per decision (None: :data:`~agents.isolation.DEFAULT_MOVE_TIME_LIMIT`) before it
+    forfeits the game."""
 
     agents: tuple[str, ...]
     mode: str = "round_robin"
@@ -218,8 +226,11 @@ def _refute_illegal(forfeit: Forfeit, game: Game) -> str | None:
 
 
 def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], where: str) -> dict[str, Any]:
-    """``game`` (one parsed line) if it is a game of ``settings``' schedule whose moves replay to its
-    scores, ranks and forfeit; else :class:`TournamentError` starting with ``where``."""
+    """``game`` (one parsed line) if it is a game of ``settings``' schedule (its index, group, seed and
+    seats are ``fixtures``') whose moves replay to its scores, ranks, forfeit (not on a finished game;
+    charged to the seat to move and its agent) and per-seat decisions, with seconds that can be those
+    of its decisions; else :class:`TournamentError` starting with ``where``. One line alone: a
+    :class:`GameLedger` also refuses a game read twice."""
     def bad(why: str) -> TournamentError:
         return TournamentError(f"{where}: {why}")
 
@@ -255,7 +266,7 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
     if record.config != settings.game_config:
         raise bad(f"game {index}: its record is of another game configuration than the tournament's")
     try:
-        replayed = record.replay()
+        replayed, made = _replay(record)
     except Exception as e:
         raise bad(f"game {index}: its moves do not replay ({type(e).__name__}: {e})") from None
     forfeit = None
@@ -264,10 +275,15 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
             forfeit = Forfeit.from_dict(game["forfeit"])
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise bad(f"game {index}: malformed forfeit ({e!r})") from None
+        if replayed.is_over:
+            raise bad(f"game {index}: records a forfeit of seat {forfeit.seat}, but its moves reach the end of the "
+                      "game")
         at_start = not record.actions and forfeit.kind != "illegal"  # an agent that could not be built: any seat
-        seat_ok = 0 <= forfeit.seat < n and (forfeit.seat == replayed.current_player or at_start)
-        if replayed.is_over or not seat_ok or forfeit.agent != f.seats[forfeit.seat]:
+        if not (0 <= forfeit.seat < n and (forfeit.seat == replayed.current_player or at_start)):
             raise bad(f"game {index}: the forfeit of seat {forfeit.seat} is not the seat to move where its moves end")
+        if forfeit.agent != f.seats[forfeit.seat]:
+            raise bad(f"game {index}: the forfeit of seat {forfeit.seat} names {forfeit.agent!r}, but that seat is "
+                      f"{f.seats[forfeit.seat]!r}'s")
         refuted = _refute_illegal(forfeit, replayed)
         if refuted:
             raise bad(f"game {index}: the illegal-action forfeit of seat {forfeit.seat} {refuted}")
@@ -278,9 +294,24 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
                   f"{list(replayed.scores)}")
     if game["ranks"] != list(competition_ranks(replayed.scores, None if forfeit is None else forfeit.seat)):
         raise bad(f"game {index}: recorded ranks {game['ranks']} do not follow from its scores")
-    if sum(game["decisions"]) != len(record.actions):
-        raise bad(f"game {index}: {sum(game['decisions'])} decisions recorded for {len(record.actions)} moves")
+    if game["decisions"] != made:
+        raise bad(f"game {index}: recorded decisions {game['decisions']} differ from the moves each seat made {made}")
+    for seat, (total, longest) in enumerate(zip(game["seconds"], game["max_seconds"], strict=True)):
+        if longest > total or (made[seat] == 0 and total != 0):  # a sum of the times of its decisions
+            raise bad(f"game {index}: seat {seat}'s {total} s (the longest decision {longest} s) cannot be the time of "
+                      f"its {made[seat]} decisions")
     return game
+
+
+def _replay(record: GameRecord) -> tuple[Game, list[int]]:
+    """The game ``record``'s moves reach, and how many of them each seat made (the seat to move
+    before each move made it: the decisions a run counts per seat)."""
+    game = record.replay(0)
+    made = [0] * game.num_players
+    for action in record.actions:
+        made[game.current_player] += 1
+        game.apply(action)
+    return game, made
 
 
 def _read_settings(out: Path) -> dict[str, Any]:
@@ -313,106 +344,142 @@ def _settings_of(out: Path) -> Settings:
     return settings
 
 
+class GameLedger:
+    """The games of one file, checked as they are read, line by line (what it keeps per game is its
+    line number and a digest). Each game must pass :func:`verify_game` against ``settings`` (None: a
+    games file without its tournament, each game against its own seats, seed and configuration, so
+    that its moves must still reach its scores, ranks and forfeit); an index read before is refused,
+    and so is a *copy*: a game whose seed, moves and measured seconds (in any seat order) repeat an
+    earlier line's. Two games played apart are never timed alike to the nanosecond, whereas agents
+    that choose alike play the same moves in every seat rotation of a seed (``random`` and
+    ``carcassonne_env.players:RandomAgent`` do), so the same moves alone make no copy; nor does a game
+    without moves (an agent that could not be built)."""
+
+    def __init__(self, path: Path, settings: Settings | None) -> None:
+        self.path = path
+        self.settings = settings
+        self.fixtures = {} if settings is None else {f.index: f for f in settings.fixtures()}
+        self.lines: dict[int, int] = {}  # game index -> its line
+        self.digests: dict[bytes, int] = {}  # _digest -> its line
+
+    def check(self, game: Any, number: int) -> dict[str, Any]:
+        """``game``, read on line ``number``, if it passes (class docstring); else
+        :class:`TournamentError` naming the line, and the earlier line it repeats."""
+        where = f"{self.path}, line {number}"
+        if self.settings is None:
+            checked = _verify_alone(game, where)
+        else:
+            checked = verify_game(game, self.settings, self.fixtures, where)
+        index = checked["index"]
+        if index in self.lines:
+            raise TournamentError(f"{where}: game {index} was already recorded on line {self.lines[index]}")
+        self.lines[index] = number
+        if checked["record"]["actions"]:
+            digest = _digest(checked)
+            if digest in self.digests:
+                raise TournamentError(f"{where}: game {index} repeats line {self.digests[digest]}: the same moves on "
+                                      f"seed {checked['seed']} and the same measured seconds, so one line is a copy")
+            self.digests[digest] = number
+        return checked
+
+
+def _digest(game: dict[str, Any]) -> bytes:
+    """What a copy of a verified game keeps whatever its index and seats say: its seed, its moves and
+    its measured seconds, in any seat order (:class:`GameLedger`)."""
+    actions = game["record"]["actions"]
+    digest = hashlib.sha256(f"{int(game['seed'])} {len(actions)}\0".encode())
+    digest.update(array("q", itertools.chain.from_iterable(actions)).tobytes())  # small ints: they replayed
+    for key in ("seconds", "max_seconds"):
+        digest.update(array("d", sorted(game[key])).tobytes())
+    return digest.digest()
+
+
+def _verify_alone(game: Any, where: str) -> dict[str, Any]:
+    """:func:`verify_game` for a game read without its tournament: against its own index, group,
+    seed and seats, and its record's configuration."""
+    if not (isinstance(game, dict) and _int(game.get("index"))):
+        raise TournamentError(f"{where}: not a game (expected a JSON object with an index)")
+    try:
+        config = GameRecord.from_dict(game["record"]).config
+        seats = tuple(game["seats"])
+        fixture = Fixture(game["index"], game["group"], game["seed"], seats)
+    except Exception as e:
+        raise TournamentError(f"{where}: not a game ({type(e).__name__}: {e})") from None
+    if len(seats) != config.players:
+        raise TournamentError(f"{where}: {len(seats)} seats for a {config.players}-player game")
+    alone = Settings(agents=tuple(dict.fromkeys(seats)), seeds=1, first_seed=0, config=config.to_dict())
+    return verify_game(game, alone, {fixture.index: fixture}, where)
+
+
+def _json_lines(f: IO[bytes], path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, JSON value) of each line of ``f`` (the file at ``path``) that is not blank, each
+    read within jsonio's bounds. A last line cut short by a kill (no newline after it and not JSON) is
+    dropped; any other line that is not JSON is a :class:`TournamentError` naming it."""
+    for number in itertools.count(1):
+        where = f"{path}, line {number}"
+        try:
+            raw = read_line(f, where)
+        except JSONInputError as e:  # longer than the bound
+            raise TournamentError(str(e)) from None
+        if not raw:
+            return
+        if not raw.strip():
+            continue
+        try:
+            value = loads(raw, where)
+        except JSONInputError as e:
+            if not raw.endswith(b"\n"):
+                return  # the last line, cut short by a kill
+            raise TournamentError(str(e)) from None
+        yield number, value
+
+
 def iter_games(out: Path, settings: Settings | None = None) -> Iterator[dict[str, Any]]:
-    """The games of ``out/games.jsonl`` in file order, read line by line, each checked by
-    :func:`verify_game` against ``settings`` (default: ``out/tournament.json``, which must exist).
-    A last line cut short by a kill is skipped; any other bad line or a repeated index is an error
-    naming the line."""
+    """The games of ``out/games.jsonl`` in file order, read line by line, each checked by a
+    :class:`GameLedger` against ``settings`` (default: ``out/tournament.json``, which must exist).
+    A last line cut short by a kill is dropped; any other bad line, a repeated index or a copied game
+    is an error naming the line."""
     path = Path(out) / GAMES_FILE
     if not path.exists():
         return
-    settings = settings if settings is not None else _settings_of(Path(out))
-    fixtures = {f.index: f for f in settings.fixtures()}
-    seen: dict[int, int] = {}
-    with path.open("rb") as lines:
-        previous: tuple[int, bytes] | None = None
-        for number, raw in enumerate(lines, 1):
-            if previous is not None:
-                yield _parse(path, *previous, settings, fixtures, seen)
-            previous = (number, raw)
-        if previous is not None:
-            number, raw = previous
-            if raw.endswith(b"\n"):
-                yield _parse(path, number, raw, settings, fixtures, seen)
-            else:  # the last line without its newline: whole, or cut short by a kill
-                try:
-                    loads(raw, path)
-                except JSONInputError:
-                    return
-                yield _parse(path, number, raw, settings, fixtures, seen)
-
-
-def _parse(path: Path, number: int, raw: bytes, settings: Settings, fixtures: dict[int, Fixture],
-           seen: dict[int, int]) -> dict[str, Any]:
-    where = f"{path}, line {number}"
-    try:
-        game = loads(raw, where)
-    except JSONInputError as e:
-        raise TournamentError(str(e)) from None
-    game = verify_game(game, settings, fixtures, where)
-    if game["index"] in seen:
-        raise TournamentError(f"{where}: game {game['index']} was already recorded on line {seen[game['index']]}")
-    seen[game["index"]] = number
-    return game
+    ledger = GameLedger(path, settings if settings is not None else _settings_of(Path(out)))
+    with path.open("rb") as f:
+        for number, game in _json_lines(f, path):
+            yield ledger.check(game, number)
 
 
 def find_game(path: Path, index: int | None) -> dict[str, Any] | None:
-    """The game with ``index`` of a tournament's ``games.jsonl`` at ``path``, read line by line (memory:
-    one line), checked like every line read back: against ``tournament.json`` next to it when there
-    is one, else by replaying its moves to its scores. None when ``path`` holds no JSON lines of games
-    (a single game document); :class:`TournamentError` naming the line for a bad or missing game."""
+    """The game with ``index`` (None: the only game) of a tournament's ``games.jsonl`` at ``path``,
+    once *every* line was checked by a :class:`GameLedger`: against ``tournament.json`` next to it
+    when there is one, else each game by replaying its moves; read line by line (memory: one line and
+    a digest per game). None when the first line that is not blank is no game (a single game
+    document: load_document reads it); :class:`TournamentError` naming the line for a bad, repeated
+    or copied game, or for a missing one."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            head = loads(read_line(f, path), path)
-    except (OSError, JSONInputError):  # not a games file (load_document says why)
+        f = path.open("rb")
+    except OSError:  # load_document says why
         return None
-    if not (isinstance(head, dict) and "record" in head and "index" in head):
-        return None
-    # a games file without its tournament: what can be checked is that its moves reach its scores
-    beside = (path.parent / SETTINGS_FILE).exists() and path.name == GAMES_FILE
-    settings = _settings_of(path.parent) if beside else None
-    found: dict[str, Any] | None = None
-    count = 0
-    with path.open("rb") as lines:
-        for number, raw in enumerate(lines, 1):
-            if not raw.strip():
-                continue
-            try:
-                game = loads(raw, path)
-            except JSONInputError:
-                if raw.endswith(b"\n"):
-                    raise TournamentError(f"{path}, line {number}: not JSON") from None
-                break  # the last line, cut short by a kill
-            count += 1
-            if not isinstance(game, dict) or not _int(game.get("index")):
-                raise TournamentError(f"{path}, line {number}: not a game (expected a JSON object with an index)")
+    with f:
+        lines = _json_lines(f, path)
+        try:
+            head = next(lines, None)
+        except TournamentError:  # no JSON lines
+            return None
+        if head is None or not (isinstance(head[1], dict) and "record" in head[1] and "index" in head[1]):
+            return None
+        beside = path.name == GAMES_FILE and (path.parent / SETTINGS_FILE).exists()
+        ledger = GameLedger(path, _settings_of(path.parent) if beside else None)
+        found: dict[str, Any] | None = None
+        for count, (number, game) in enumerate(itertools.chain([head], lines), 1):
             if index is None and count > 1:
                 raise TournamentError(f"{path}: holds several games: choose one with --game INDEX")
-            if index is None or game.get("index") == index:
-                found = _check_alone(game, settings, f"{path}, line {number}")
-                if index is not None:
-                    break
+            checked = ledger.check(game, number)
+            if index is None or checked["index"] == index:
+                found = checked
     if found is None:
         raise TournamentError(f"{path}: no game with index {index}")
     return found
-
-
-def _check_alone(game: dict[str, Any], settings: Settings | None, where: str) -> dict[str, Any]:
-    if settings is not None:
-        return verify_game(game, settings, {f.index: f for f in settings.fixtures()}, where)
-    try:
-        record = GameRecord.from_dict(game["record"])
-        config = record.config
-        seats = list(game["seats"])
-        n = len(seats)
-        fixtures = {game["index"]: Fixture(game["index"], game["group"], game["seed"], tuple(seats))}
-    except Exception as e:
-        raise TournamentError(f"{where}: not a game ({type(e).__name__}: {e})") from None
-    if n != config.players:
-        raise TournamentError(f"{where}: {n} seats for a {config.players}-player game")
-    alone = Settings(agents=tuple(dict.fromkeys(seats)), seeds=1, first_seed=0, config=config.to_dict())
-    return verify_game(game, alone, fixtures, where)
 
 
 def load_games(out: Path, settings: Settings | None = None) -> list[dict[str, Any]]:
