@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,3 +75,16 @@ def test_bad_settings_are_refused_naming_the_field(kw: dict[str, object], field:
 def test_a_score_outside_zero_one_is_refused() -> None:
     with pytest.raises(ValueError, match="score_against_best"):
         _pool().consider("ppo:a", 1.5)
+
+
+def test_a_resumed_pool_seats_its_own_snapshots_and_no_other_file(tmp_path: Path) -> None:
+    """On --resume the pool's specs are read from the run's state: the run's own snapshots load, a
+    path outside the run or code never does (training.sb3.selfplay._check_saved_specs)."""
+    from training.sb3.selfplay import Settings, _check_saved_specs
+
+    own = {"fixed": ["random", "greedy:fast=1"], "snapshots": [f"ppo:{tmp_path}/snapshots/s1.zip"],
+           "best": f"ppo:{tmp_path}/snapshots/s1.zip"}
+    _check_saved_specs(Settings(), own, tmp_path)
+    for planted in ("ppo:/elsewhere/m.zip", f"{tmp_path}/snapshots/evil.py:Agent", "os:system"):
+        with pytest.raises(SystemExit, match="names an agent it may not"):
+            _check_saved_specs(Settings(), {**own, "snapshots": [planted]}, tmp_path)

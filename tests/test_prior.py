@@ -19,6 +19,7 @@ from agents import GreedyAgent, as_engine_agent, make_agent  # noqa: E402
 from agents.nets.board_net import layout_of  # noqa: E402
 from agents.nets.policy import CarcassonnePolicy  # noqa: E402
 from agents.nets.prior import PRIOR_KEY, ActionPrior, PriorObservation, prior_space  # noqa: E402
+from agents.spec import UntrustedSpecError  # noqa: E402
 from agents.value import LinearValue  # noqa: E402
 from carcassonne_env.engine import Action, Game, GameConfig  # noqa: E402
 from carcassonne_env.engine.position import PositionBuilder  # noqa: E402
@@ -220,3 +221,15 @@ def test_the_shipped_agent_is_a_residual_policy_over_greedy_on_the_learned_value
         action = agent.choose_action(game)
         assert action in game.legal_actions()
         game.apply(action)
+
+
+def test_a_prior_read_from_a_model_file_names_no_file(tmp_path: Path) -> None:
+    """A residual policy records its prior's spec in the model: text from a file (agents.spec.Origin),
+    so it may name a built-in agent and shipped values, never a file or a module."""
+    assert ActionPrior("greedy:fast=1,value=linear", 9, from_file=True).spec == "greedy:fast=1,value=linear"
+    mark = tmp_path / "ran.txt"
+    (tmp_path / "planted.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
+    for spec in (f"{tmp_path}/planted.py:Agent", f"greedy:value={tmp_path}/v.json"):
+        with pytest.raises(UntrustedSpecError, match="from a file"):
+            ActionPrior(spec, 9, from_file=True)
+    assert not mark.exists()
