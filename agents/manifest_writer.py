@@ -6,8 +6,9 @@ the loaders use (:func:`shipped_keys`), so it imports them; the loaders import o
 
 The game of a model is read from the model's file where it records one (a value network's
 ``config``); the SB3 zips record none and the linear values only their player count, so theirs is
-the game docs/training.md states for them: the tower variant (:data:`DOCUMENTED_EXPANSIONS`) of the
-player count the linear value records, or for a zip the count its file name ends in (``_2p.zip``).
+the game docs/training.md states for them: the tower variant
+(:data:`~carcassonne_env.engine.registry.TOWER_VARIANT`) of the player count the linear value records,
+or for a zip the count its file name ends in (``_2p.zip``).
 """
 
 from __future__ import annotations
@@ -20,18 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 from . import MCTS_PRETRAINED
 from .manifest import FIELDS, FORMATS, MANIFEST_NAME, PRETRAINED_DIR, ShippedFileError, read_manifest, sha256_of
 from .ppo import SHIPPED
 from .shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES
 
-__all__ = ["DOCUMENTED_EXPANSIONS", "build_manifest", "differences", "shipped_keys", "write_manifest"]
-
-#: The expansions of the game the shipped models that do not record their game were trained on: the
-#: tower variant, the trainers' and the tournament's default (docs/training.md: "trained for the
-#: 2-player tower variant"; ``training/value/fit_linear.py``).
-DOCUMENTED_EXPANSIONS = ("tower", "black_tower", "watchtowers")
+__all__ = ["build_manifest", "differences", "shipped_keys", "write_manifest"]
 
 
 def shipped_keys() -> dict[str, list[str]]:
@@ -66,7 +63,7 @@ def _game(path: Path) -> tuple[dict[str, Any], str]:
         players = int(named.group(1)) if named else None
     if players is None:
         raise ValueError(f"{path}: records no game and its name ends in no player count (_2p{path.suffix})")
-    return GameConfig(players=players, expansions=DOCUMENTED_EXPANSIONS).to_dict(), "documented"
+    return GameConfig(players=players, expansions=TOWER_VARIANT).to_dict(), "documented"
 
 
 def build_manifest(directory: Path = PRETRAINED_DIR,

@@ -9,14 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.render import SEAT_COLOURS, TILE, render_rgb, write_png
 
-ALL = ["tower", "black_tower", "watchtowers"]
-
 
 def _played(render_mode: str, steps: int = 120, players: int = 3) -> raw_env:
-    env = raw_env(players=players, expansions=ALL, render_mode=render_mode)
+    env = raw_env(players=players, expansions=TOWER_VARIANT, render_mode=render_mode)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in range(steps):

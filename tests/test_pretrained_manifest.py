@@ -24,8 +24,7 @@ from agents.nets.value_net import ValueNet
 from agents.shipped_values import AFTERSTATE_FILES, PerPlayerCount
 from agents.value import LinearValue
 from carcassonne_env.engine import Game, GameConfig
-
-TOWER_VARIANT = ("tower", "black_tower", "watchtowers")
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 class Payload:
