@@ -37,12 +37,13 @@ import numpy as np
 
 from carcassonne_env.engine import COMPILED, Game, GameConfig, Phase
 from carcassonne_env.engine.playout import random_playout
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 from .compiled_search import COMPILED as SEARCH_COMPILED
 from .mcts import MCTSAgent
 from .spec import AgentSpecError, make_agent
 
-WORKLOADS = {"base": (), "all expansions": ("tower", "black_tower", "watchtowers")}
+WORKLOADS = {"base": (), "all expansions": TOWER_VARIANT}
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 

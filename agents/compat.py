@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 __all__ = ["check_fits", "check_value_fits"]
 
@@ -79,7 +80,7 @@ def check_fits(agent: Any, config: GameConfig, spec: str) -> None:
     if have and wanted and have != wanted:
         made_for = "another game configuration"
         for players in range(GameConfig.MIN_PLAYERS, GameConfig.MAX_PLAYERS + 1):
-            for expansions in (config.expansions, (), ("tower",), ("tower", "black_tower", "watchtowers")):
+            for expansions in (config.expansions, (), ("tower",), TOWER_VARIANT):
                 try:
                     other = GameConfig(players=players, expansions=expansions)
                 except ValueError:

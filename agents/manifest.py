@@ -3,7 +3,7 @@
 Every file of ``agents/pretrained/`` is listed there with its SHA-256, its size, its format (and
 whether that format can carry code), the game it was trained on, the observation/action layout
 version it reads and the spec keys that load it (:data:`FIELDS`). It is written by
-:func:`write_manifest`, never by hand:
+:mod:`agents.manifest_writer`, never by hand:
 
     python scripts/maintainer/pretrained_manifest.py --write   # after adding, replacing or removing a file
     python scripts/maintainer/pretrained_manifest.py           # check: one line per difference
@@ -18,11 +18,9 @@ by a key. (The manifest lies in the same folder: it guards against a stray or da
 against someone who can rewrite the package.) A path given in a spec (``ppo:PATH``) is not a
 shipped key and is not checked here.
 
-The game of a model is read from the model's file where it records one (a value network's
-``config``); the SB3 zips record none and the linear values only their player count, so theirs is
-the game docs/training.md states for them: the tower variant (:data:`DOCUMENTED_EXPANSIONS`) of the
-player count the linear value records, or for a zip the count its file name ends in (``_2p.zip``).
-:func:`trained_games` gives it per key, for a caller to warn when a model is seated in another game.
+:func:`trained_games` gives the games the models of a key were trained on, for a caller to warn when
+a model is seated in another game. The loaders (:mod:`agents.ppo`, :mod:`agents.shipped_values`)
+import this module; it imports none of them.
 """
 
 from __future__ import annotations
@@ -30,18 +28,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from carcassonne_env.engine import GameConfig
-
-__all__ = ["DOCUMENTED_EXPANSIONS", "FIELDS", "FORMATS", "MANIFEST_NAME", "PRETRAINED_DIR", "ShippedFileError",
-           "build_manifest", "differences", "read_manifest", "sha256_of", "shipped_keys", "trained_games",
-           "verified", "write_manifest"]
+__all__ = ["FIELDS", "FORMATS", "MANIFEST_NAME", "PRETRAINED_DIR", "ShippedFileError", "read_manifest",
+           "sha256_of", "trained_games", "verified"]
 
 #: Where the shipped models live (found through the package: some of its modules are compiled).
 PRETRAINED_DIR = Path(str(resources.files("agents").joinpath("pretrained")))
@@ -60,10 +53,6 @@ FIELDS = ("file", "sha256", "size", "format", "carries_code", "keys", "game", "g
 #: the spaces), which loading unpickles: code.
 FORMATS: Mapping[str, tuple[str, bool]] = {".npz": ("npz", False), ".json": ("json", False),
                                            ".zip": ("sb3-zip", True)}
-#: The expansions of the game the shipped models that do not record their game were trained on: the
-#: tower variant, the trainers' and the tournament's default (docs/training.md: "trained for the
-#: 2-player tower variant"; ``training/value/fit_linear.py``).
-DOCUMENTED_EXPANSIONS = ("tower", "black_tower", "watchtowers")
 _CHUNK = 1 << 20
 
 
@@ -146,98 +135,3 @@ def trained_games(key: str) -> list[dict[str, Any]]:
         known = sorted({k for e in read_manifest().values() for k in e["keys"]})
         raise ValueError(f"{key!r} is not a shipped key (shipped: {', '.join(known)})")
     return sorted(games, key=lambda game: int(game["players"]))
-
-
-def shipped_keys() -> dict[str, list[str]]:
-    """File name → the spec keys that load it, from the tables the loaders use (:data:`agents.ppo.SHIPPED`,
-    :mod:`agents.shipped_values`, :data:`agents.MCTS_PRETRAINED`'s value)."""
-    from . import MCTS_PRETRAINED
-    from .ppo import SHIPPED
-    from .shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES
-
-    families: dict[str, Mapping[int, str]] = {
-        "afterstate:pretrained": AFTERSTATE_FILES, "value=afterstate": AFTERSTATE_FILES,
-        "value=afterstate_long": AFTERSTATE_LONG_FILES, "value=linear": LINEAR_FILES,
-    }
-    families["mcts:pretrained"] = families[next(o for o in MCTS_PRETRAINED.split(",") if o.startswith("value="))]
-    keys: dict[str, list[str]] = {}
-    for name, path in SHIPPED.items():
-        keys.setdefault(path.name, []).append(f"ppo:{name}")
-    for key, files in families.items():
-        for file in files.values():
-            keys.setdefault(file, []).append(key)
-    return {file: sorted(k) for file, k in keys.items()}
-
-
-def _game(path: Path) -> tuple[dict[str, Any], str]:
-    """(the game the model at ``path`` was trained on, ``"file"`` or ``"documented"``: module docstring)."""
-    if path.suffix == ".npz":
-        from .nets.value_net import ValueNet
-
-        return dict(ValueNet.load(path).config), "file"
-    if path.suffix == ".json":
-        from .value import LinearValue
-
-        players = LinearValue.load(path).players
-    else:
-        named = re.search(r"_(\d+)p$", path.stem)
-        players = int(named.group(1)) if named else None
-    if players is None:
-        raise ValueError(f"{path}: records no game and its name ends in no player count (_2p{path.suffix})")
-    return GameConfig(players=players, expansions=DOCUMENTED_EXPANSIONS).to_dict(), "documented"
-
-
-def build_manifest(directory: Path = PRETRAINED_DIR,
-                   previous: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """The entries (:data:`FIELDS`) of every file in ``directory`` but the manifest, by name. A policy's
-    layout version is fixed when its bytes are first listed: an entry of ``previous`` with the same
-    SHA-256 keeps its version, a new or changed file gets this env's. ValueError for a file of no
-    format of :data:`FORMATS`."""
-    from carcassonne_env.environment.layout import LAYOUT_VERSION
-
-    keys = shipped_keys()
-    entries = []
-    for path in sorted(p for p in directory.iterdir() if p.name != MANIFEST_NAME):
-        if path.suffix not in FORMATS or not path.is_file():
-            raise ValueError(f"{path}: not a shipped model's format ({', '.join(FORMATS)})")
-        form, carries_code = FORMATS[path.suffix]
-        digest = sha256_of(path)
-        game, source = _game(path)
-        before = (previous or {}).get(path.name)
-        version = None if not carries_code else (
-            before["layout_version"] if before is not None and before["sha256"] == digest else LAYOUT_VERSION)
-        entries.append({"file": path.name, "sha256": digest, "size": path.stat().st_size, "format": form,
-                        "carries_code": carries_code, "keys": keys.get(path.name, []), "game": game,
-                        "game_source": source, "layout_version": version})
-    return entries
-
-
-def differences(directory: Path = PRETRAINED_DIR) -> list[str]:
-    """One line per way ``directory``'s manifest differs from what :func:`build_manifest` makes of the folder
-    now: a file it does not list, a listed file gone, a field that differs (empty: up to date)."""
-    try:
-        listed = read_manifest(directory)
-    except ShippedFileError as e:
-        return [str(e)]
-    fresh = {e["file"]: e for e in build_manifest(directory, listed)}
-    return ([f"{name}: in {directory} but not in the manifest" for name in sorted(fresh.keys() - listed.keys())]
-            + [f"{name}: in the manifest but not in {directory}" for name in sorted(listed.keys() - fresh.keys())]
-            + [f"{name}: its {field} is not the manifest's" for name in sorted(fresh.keys() & listed.keys())
-               for field in FIELDS if fresh[name][field] != listed[name][field]])
-
-
-def write_manifest(directory: Path = PRETRAINED_DIR) -> Path:
-    """Write ``directory``'s manifest afresh from its files (atomically), keeping the layout versions of
-    unchanged files (:func:`build_manifest`); its path."""
-    try:
-        previous: Mapping[str, Mapping[str, Any]] = read_manifest(directory)
-    except ShippedFileError:
-        previous = {}
-    document = {"about": "The shipped models, known by content (agents/manifest.py). Written by "
-                         "`python scripts/maintainer/pretrained_manifest.py --write`: never edit it by hand.",
-                "files": build_manifest(directory, previous)}
-    path = directory / MANIFEST_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path

@@ -21,11 +21,8 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
-__all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "RLlibAgent", "load_module", "make_rllib", "module_path"]
+__all__ = ["MODULE_ID", "RLlibAgent", "load_module", "make_rllib", "module_path"]
 
-#: The observation keys RLlib's action-masking modules expect (agents/nets/rllib_module.py).
-OBS_KEY = "observations"
-MASK_KEY = "action_mask"
 #: The id of the module (policy) every seat shares.
 MODULE_ID = "shared"
 #: Where an algorithm checkpoint keeps its learner's modules (RLlib's component names).

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 th = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
@@ -17,20 +19,19 @@ from carcassonne_env.engine import ActionKind, GameConfig, load_catalogue  # noq
 from carcassonne_env.environment import SingleAgentEnv  # noqa: E402
 from carcassonne_env.environment.layout import Layout  # noqa: E402
 
-ALL = ("tower", "black_tower", "watchtowers")
 #: The kinds of terrain among the stamp planes (a sub-cell shows at most one of them).
 TERRAIN = 4
 
 
 def _model(seed: int = 0) -> sb3_contrib.MaskablePPO:
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     return sb3_contrib.MaskablePPO(CarcassonnePolicy, env, n_steps=8, batch_size=8, seed=seed,
                                    policy_kwargs=policy_kwargs(channels=8, blocks=1, head_hidden=16, action_heads=True))
 
 
 def test_a_rotated_tile_shows_its_picture_turned_a_quarter_each_step() -> None:
     """Rotation r of a tile is its picture turned r quarter turns (the same way for every tile)."""
-    table = stamp_table(Layout(GameConfig(players=2, expansions=ALL), 31)).reshape(-1, 4, 8, 3, 3)
+    table = stamp_table(Layout(GameConfig(players=2, expansions=TOWER_VARIANT), 31)).reshape(-1, 4, 8, 3, 3)
     terrain = table[:, :, :TERRAIN]
     turned = [np.rot90(terrain[:, 0], k=-r, axes=(2, 3)) for r in range(4)]
     assert all(np.array_equal(terrain[:, r], turned[r]) for r in range(4))
@@ -40,7 +41,7 @@ def test_a_rotated_tile_shows_its_picture_turned_a_quarter_each_step() -> None:
 
 def _decision(kind: ActionKind, seed: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """An observation (and mask) of a random game whose legal actions include two or more of ``kind``."""
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     codec = env.aec.codec
@@ -58,7 +59,7 @@ def test_a_deploy_logit_reads_the_segment_that_follower_would_claim_and_no_other
     DEPLOY k logit and leaves every other slot's logit as it was (the same trunk features)."""
     model = _model()
     heads = model.policy.net.action_heads
-    layout = Layout(GameConfig(players=2, expansions=ALL), 31)
+    layout = Layout(GameConfig(players=2, expansions=TOWER_VARIANT), 31)
     obs, _ = _decision(ActionKind.DEPLOY, seed=4)
     board = th.as_tensor(obs["board"][None]).float()
     cells = th.as_tensor(obs["cells"][None]).float()
@@ -89,7 +90,7 @@ def test_the_rotation_reaches_a_place_logit_only_through_the_tiles_picture() -> 
     same = [t for t in range(len(table)) if all(th.equal(table[t, 0], table[t, r]) for r in range(4))]
     turned = [t for t in range(len(table)) if not th.equal(table[t, 0], table[t, 1])]
     assert same and turned  # the monastery without a road looks the same every way; most tiles do not
-    layout = Layout(GameConfig(players=2, expansions=ALL), 31)
+    layout = Layout(GameConfig(players=2, expansions=TOWER_VARIANT), 31)
     tile_entry = layout.vector_entry["tile"].start
     gen = th.Generator().manual_seed(1)
     cell = th.randn(1, 8, generator=gen).expand(4, -1)
@@ -130,7 +131,7 @@ def test_each_side_pairs_the_tiles_border_with_the_sub_cells_it_touches(seed: in
     heads = _model().policy.net.action_heads
     row_col = np.stack(np.divmod(heads.inner.numpy(), 3), -1)  # (4 sides, 3, 2)
     assert (np.abs(heads.outer.numpy() - row_col).sum(-1) == 1).all()
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     obs, _ = env.reset(seed=seed)
     codec = env.aec.codec
     rng = np.random.default_rng(seed)

@@ -23,16 +23,17 @@ from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inp
 from agents.value import FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.engine.tiles import SegmentKind
 from training.afterstate import value_iteration as vi
 from training.arena import tournament
 
-ALL = ("tower", "black_tower", "watchtowers")
 REPO = Path(__file__).resolve().parents[1]
 RED, BLUE = 0, 1
 
 
-def random_game(seed: int, players: int = 2, stop_after: int | None = None, expansions: tuple[str, ...] = ALL) -> Game:
+def random_game(seed: int, players: int = 2, stop_after: int | None = None,
+                expansions: tuple[str, ...] = TOWER_VARIANT) -> Game:
     rng = random.Random(seed)
     game = Game(GameConfig(players=players, expansions=expansions), seed=seed)
     while not game.is_over and (stop_after is None or len(game.history) < stop_after):
@@ -150,7 +151,7 @@ def test_a_linear_term_under_a_zero_network_is_the_linear_value() -> None:
     linear = LinearValue.load()
     width = len(INPUTS)
     net = ValueNet(((np.zeros((width, 1)), np.zeros(1)),), np.zeros(width), np.ones(width),
-                   GameConfig(players=2, expansions=ALL).to_dict(), {}, linear.weights)
+                   GameConfig(players=2, expansions=TOWER_VARIANT).to_dict(), {}, linear.weights)
     relative = replace(net, relative=True)
     for stop in (20, 90, 200):
         game = random_game(13, stop_after=stop)
@@ -174,7 +175,7 @@ def test_a_relative_network_moves_players_against_each_other() -> None:
 
 
 def test_save_load_and_the_spec(tmp_path: Path) -> None:
-    config = GameConfig(players=2, expansions=ALL).to_dict()
+    config = GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()
     net = one_layer_net(np.arange(len(INPUTS), dtype=np.float64) / 100, 1.0, config)
     path = tmp_path / "v.npz"
     net.save(path)
@@ -219,7 +220,7 @@ def test_value_afterstate_names_the_network_of_afterstate_pretrained() -> None:
 def test_the_agent_does_not_depend_on_the_unseen_pile() -> None:
     """R4: only the multiset of the pile is public; permuting the rest of the pile changes no move."""
     rng = np.random.default_rng(3)
-    net = one_layer_net(rng.normal(size=len(INPUTS)), 0.0, GameConfig(players=2, expansions=ALL).to_dict())
+    net = one_layer_net(rng.normal(size=len(INPUTS)), 0.0, GameConfig(players=2, expansions=TOWER_VARIANT).to_dict())
     for stop in (30, 100, 180):
         game = random_game(9, stop_after=stop)
         permuted = with_unseen_pile_permuted(game, rng)
@@ -441,9 +442,9 @@ def test_a_network_made_for_two_players_is_adopted_at_three_as_it_is(tmp_path: P
     """Its inputs do not depend on the count: the adopted network has the same weights, values a
     3-player game by them, and says where it came from; another expansion set is refused."""
     rng = np.random.default_rng(5)
-    two = one_layer_net(rng.normal(size=len(INPUTS)), 1.0, GameConfig(players=2, expansions=ALL).to_dict())
+    two = one_layer_net(rng.normal(size=len(INPUTS)), 1.0, GameConfig(players=2, expansions=TOWER_VARIANT).to_dict())
     two.save(tmp_path / "two.npz")
-    three = GameConfig(players=3, expansions=ALL)
+    three = GameConfig(players=3, expansions=TOWER_VARIANT)
     adopted = vi.adopted_init(str(tmp_path / "two.npz"), three.to_dict())
     assert adopted.config == three.to_dict() and adopted.info["adopted_players"] == 2
     game = Game(three, seed=4)

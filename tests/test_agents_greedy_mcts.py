@@ -11,9 +11,9 @@ from hidden_pile import with_unseen_pile_permuted
 from agents import GreedyAgent, MCTSAgent, position_value
 from carcassonne_env.engine import Action, Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 RED, BLUE = 0, 1
-TOWER_VARIANT = ("tower", "black_tower", "watchtowers")
 
 
 def short_game(players: int, seed: int, tiles: int = 16) -> Game:

@@ -10,6 +10,7 @@ import pytest
 
 from carcassonne_env.engine import ConfigError, Game, GameConfig, load_catalogue
 from carcassonne_env.engine.config import TILE_SETS, as_int
+from carcassonne_env.engine.registry import with_requirements
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.options import MAX_WINDOW, MIN_WINDOW
 from carcassonne_env.environment.window import BoundingBox, required_size
@@ -26,10 +27,11 @@ def test_the_one_integer_rule(value: object, expected: int | None) -> None:
 
 
 def test_numpy_integers_are_accepted_wherever_ints_are() -> None:
-    config = GameConfig(players=np.int64(3), expansions=("tower", "black_tower"), extra_foundation_tiles=np.int32(2))
+    config = GameConfig(players=np.int64(3), expansions=with_requirements("black_tower"),
+                        extra_foundation_tiles=np.int32(2))
     assert (config.players, config.extra_foundation_tiles) == (3, 2)
     assert type(config.players) is int and type(config.extra_foundation_tiles) is int
-    assert config == GameConfig(players=3, expansions=("tower", "black_tower"), extra_foundation_tiles=2)
+    assert config == GameConfig(players=3, expansions=with_requirements("black_tower"), extra_foundation_tiles=2)
     assert Game(config, seed=np.int64(5)).to_dict() == Game(config, seed=5).to_dict()
     assert raw_env(players=np.int8(4), window=np.int64(21)).options.window == 21
 

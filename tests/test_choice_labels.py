@@ -21,12 +21,11 @@ from headless_chromium import chromium, until
 
 from agents import make_agent
 from carcassonne_env.engine import TOWER_TOP_SLOT, ActionKind, Game, GameConfig, Phase, load_catalogue
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.engine.subcells import segment_cells
 from carcassonne_env.play import PlaySession, option_label
 from carcassonne_env.play.choices import feature_cells, segment_words
 from carcassonne_env.play.server import PlayServer
-
-TOWER = ("tower", "black_tower", "watchtowers")
 
 
 def test_every_segment_of_every_tile_has_its_own_words() -> None:
@@ -52,7 +51,7 @@ def test_the_words_name_the_sides() -> None:
 def _random_games(seeds: range) -> Iterator[Game]:
     """Each game of a random agent on the tower variant, yielded at every non-PLACE decision."""
     for seed in seeds:
-        game, rng = Game(GameConfig(players=3, expansions=TOWER), seed=seed), random.Random(seed)
+        game, rng = Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=seed), random.Random(seed)
         while not game.is_over:
             if game.phase is not Phase.PLACE:
                 yield game

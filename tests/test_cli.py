@@ -12,6 +12,7 @@ import pytest
 
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.match import play_match
 from training.cli.dialect import spec_list
 from training.cli.main import build_parser, main
@@ -38,7 +39,7 @@ def test_tiny_tournament_in_two_worker_processes_writes_replayable_games(tmp_pat
     assert sorted(g["index"] for g in games) == [0, 1, 2, 3]
     for g in games:
         record = GameRecord.from_dict(g["record"])
-        assert record.config.expansions == ("tower", "black_tower", "watchtowers")  # the default variant
+        assert record.config.expansions == TOWER_VARIANT  # the default variant
         assert record.seed == g["seed"]
         assert list(record.replay().scores) == g["scores"]
     assert {tuple(g["seats"]) for g in games} == {("random", user), (user, "random")}

@@ -47,10 +47,11 @@ PLAY = r"""
 import json, random, sys
 from carcassonne_env.engine import COMPILED, Game, GameConfig
 from carcassonne_env.engine.playout import random_playout
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 import agents
 from agents.spec import make_agent
 
-COMBINATIONS = [(), ("tower",), ("tower", "black_tower"), ("watchtowers",), ("tower", "black_tower", "watchtowers")]
+COMBINATIONS = [(), ("tower",), with_requirements("black_tower"), ("watchtowers",), TOWER_VARIANT]
 print(json.dumps({"compiled": COMPILED, "agents": agents.COMPILED}))
 
 def report(game):

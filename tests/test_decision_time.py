@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.decision_time import decision_times
 from training.arena.match import play_match
 from training.cli.main import main
 
-TOWER = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+TOWER = GameConfig(players=2, expansions=TOWER_VARIANT)
 
 
 def test_every_decision_of_the_tournaments_games_is_timed_once() -> None:

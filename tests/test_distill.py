@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from agents import GreedyAgent, make_agent
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.anchors import rate_against_anchors
 from training.checks import SettingError
 from training.distill import policy_distillation as pd
@@ -151,7 +152,7 @@ def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(b
     those of the float ones."""
     import torch
 
-    towers = {"players": 2, "expansions": ("tower", "black_tower", "watchtowers")}
+    towers = {"players": 2, "expansions": TOWER_VARIANT}
     s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
     data = pd.collect_round(towers, 80, seed=4, teacher="greedy")
     policy = pd._student(s).policy
@@ -176,7 +177,7 @@ def test_observations_kept_on_the_device_give_the_fit_the_same_batches() -> None
     exactly, so a minibatch's loss is the one of the minibatch decompressed on the spot."""
     import torch
 
-    towers = {"players": 2, "expansions": ("tower", "black_tower", "watchtowers")}
+    towers = {"players": 2, "expansions": TOWER_VARIANT}
     s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
     data = pd.collect_round(towers, 60, seed=6, teacher="greedy")
     policy = pd._student(s).policy
@@ -437,7 +438,7 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     agent = make_agent(f"ppo:{out / 'student.zip'}", seed=0)  # the student plays as a ppo: agent
     from carcassonne_env.engine import Game, GameConfig
 
-    game = Game(GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers")), seed=0)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=0)
     assert agent.choose_action(game) in game.legal_actions()
 
 
@@ -461,7 +462,7 @@ def test_the_shipped_students_play_without_search_and_never_read_the_unseen_pile
     network = PPOAgent(name)
     assert network.prior == "" and network.policy.action_heads is True
     assert network.policy.reach_head is reach_head
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     rng = np.random.default_rng(5)
     for seed in (1, 2):
         game, agent = Game(config, seed=seed), make_agent(f"ppo:{name}", seed=0)

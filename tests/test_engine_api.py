@@ -23,6 +23,7 @@ from carcassonne_env.engine import (
     load_catalogue,
 )
 from carcassonne_env.engine.actions import PASS
+from carcassonne_env.engine.registry import TILE_SETS, with_requirements
 from carcassonne_env.engine.tiles import parse_catalogue
 
 
@@ -106,7 +107,7 @@ def test_actions_given_as_plain_lists_work() -> None:
         ({"expansions": ("tower",), "no_ransom": 1}, "no_ransom"),
         ({"expansions": ("tower",), "black_tower_excludes_own_tile": True}, "black_tower_excludes_own_tile"),
         ({"watchtower_ignores_tower_followers": True}, "watchtower_ignores_tower_followers"),
-        ({"expansions": ("tower", "black_tower"), "extra_foundation_tiles": -1}, "extra_foundation_tiles"),
+        ({"expansions": with_requirements("black_tower"), "extra_foundation_tiles": -1}, "extra_foundation_tiles"),
         ({"expansions": ("tower",), "extra_foundation_tiles": 4}, "extra_foundation_tiles"),
     ],
 )
@@ -118,9 +119,10 @@ def test_a_bad_config_names_the_bad_field(kwargs: dict[str, object], field: str)
 
 
 def test_config_defaults_and_round_trip() -> None:
-    config = GameConfig(players=5, expansions=("watchtowers", "tower"), capture_opponents_only=True)
-    assert config.expansions == ("tower", "watchtowers")
-    assert config.tile_sets == ("base", "tower", "watchtowers")
+    config = GameConfig(players=5, expansions=tuple(reversed(with_requirements("tower", "watchtowers"))),
+                        capture_opponents_only=True)
+    assert config.expansions == with_requirements("tower", "watchtowers")
+    assert config.tile_sets == TILE_SETS  # base and the tile sets of tower and watchtowers
     assert GameConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
     with pytest.raises(ConfigError, match="colour"):
         GameConfig.from_dict({"colour": "red"})

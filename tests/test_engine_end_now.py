@@ -16,14 +16,15 @@ import random
 import pytest
 
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, Phase, SegmentKind
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 from carcassonne_env.engine.scoring import ScoreEvent
 
 COMBINATIONS = {
     "base": (),
     "tower": ("tower",),
-    "tower+black_tower": ("tower", "black_tower"),
+    "tower+black_tower": with_requirements("black_tower"),
     "watchtowers": ("watchtowers",),
-    "all": ("tower", "black_tower", "watchtowers"),
+    "all": TOWER_VARIANT,
 }
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 REASON_KIND = {"city": SegmentKind.CITY, "road": SegmentKind.ROAD, "field": SegmentKind.FIELD,

@@ -16,6 +16,7 @@ from carcassonne_env.engine import Action, Game, GameConfig, SegmentKind
 from carcassonne_env.engine.game import GameSetup, PositionError
 from carcassonne_env.engine.geometry import pack
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import with_requirements
 from carcassonne_env.engine.scoring import award, completed_value, field_value, final_value, majority_counts
 
 CITY, ROAD, MONASTERY = SegmentKind.CITY, SegmentKind.ROAD, SegmentKind.MONASTERY
@@ -143,7 +144,7 @@ def test_a_tower_s_floors_are_colour_members_or_their_ints_and_nothing_else() ->
     from carcassonne_env.engine import FloorColour
     from carcassonne_env.engine.tower import state
 
-    config = GameConfig(players=2, expansions=("tower", "black_tower"))
+    config = GameConfig(players=2, expansions=with_requirements("black_tower"))
 
     def stacks(floors: list[int]) -> dict[int, tuple[int, ...]]:
         game = PositionBuilder(config).tile("tower/F", 0, 0).tower(0, 0, floors).build()

@@ -13,10 +13,10 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import carcassonne_env
 from carcassonne_env.engine import ActionKind, IllegalActionError
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import ENV_NAME, GYM_ID, raw_env
 from carcassonne_env.environment.rewards import shaping_rewards, terminal_rewards
 
-ALL = ["tower", "black_tower", "watchtowers"]
 SMALL = {"window": 25}
 
 
@@ -27,22 +27,22 @@ def test_pettingzoo_api_test(players: int) -> None:
         # api_test warns about Dict observations of any env that is not on its own list.
         warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
         warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
-        api_test(carcassonne_env.env(players=players, expansions=ALL, **SMALL), num_cycles=300)
+        api_test(carcassonne_env.env(players=players, expansions=TOWER_VARIANT, **SMALL), num_cycles=300)
 
 
 def test_pettingzoo_seed_test() -> None:
-    seed_test(lambda: carcassonne_env.env(players=3, expansions=ALL, **SMALL), num_cycles=100)
+    seed_test(lambda: carcassonne_env.env(players=3, expansions=TOWER_VARIANT, **SMALL), num_cycles=100)
 
 
 def test_pettingzoo_render_test() -> None:
     def make(render_mode: str | None = None) -> pettingzoo.AECEnv:
-        return carcassonne_env.env(players=2, expansions=ALL, render_mode=render_mode, window=25)
+        return carcassonne_env.env(players=2, expansions=TOWER_VARIANT, render_mode=render_mode, window=25)
 
     render_test(make)
 
 
 def test_registered_with_pettingzoo_and_gymnasium() -> None:
-    env = pettingzoo.make("aec", ENV_NAME, players=3, expansions=ALL)
+    env = pettingzoo.make("aec", ENV_NAME, players=3, expansions=TOWER_VARIANT)
     env.reset(seed=1)
     assert env.unwrapped.metadata["name"] == ENV_NAME and env.possible_agents == ["player_0", "player_1", "player_2"]
     single = gymnasium.make(GYM_ID, players=2)
@@ -61,7 +61,7 @@ def test_top_level_factories_and_versioned_module_build_the_env() -> None:
 
 
 def test_pickles_as_its_constructor_arguments() -> None:
-    env = raw_env(players=4, expansions=ALL, window=21, reward="score_diff", shaping=0.5)
+    env = raw_env(players=4, expansions=TOWER_VARIANT, window=21, reward="score_diff", shaping=0.5)
     clone = pickle.loads(pickle.dumps(env))
     assert clone.game_config == env.game_config and clone.options == env.options
     clone.reset(seed=3)
@@ -119,7 +119,7 @@ def _play(env: raw_env, seed: int) -> dict[str, float]:
 
 
 def test_terminal_rewards_and_final_scores_in_info() -> None:
-    env = raw_env(players=3, expansions=ALL)
+    env = raw_env(players=3, expansions=TOWER_VARIANT)
     env.reset(seed=11)
     rng = np.random.default_rng(0)
     while not env.game.is_over:
@@ -128,12 +128,12 @@ def test_terminal_rewards_and_final_scores_in_info() -> None:
     assert all(info["final_scores"] == scores for info in env.infos.values())
     assert env.rewards == dict(zip(env.possible_agents, terminal_rewards(scores, "win_loss"), strict=True))
     assert all(env.terminations.values())
-    totals = _play(raw_env(players=3, expansions=ALL), seed=11)
+    totals = _play(raw_env(players=3, expansions=TOWER_VARIANT), seed=11)
     assert list(totals.values()) == terminal_rewards(scores, "win_loss")
 
 
 def test_shaping_sums_to_the_relative_score_change() -> None:
-    env = raw_env(players=2, expansions=ALL, shaping=0.1, reward="score_diff")
+    env = raw_env(players=2, expansions=TOWER_VARIANT, shaping=0.1, reward="score_diff")
     totals = _play(env, seed=5)
     scores = env.game.scores
     terminal = terminal_rewards(scores, "score_diff")
@@ -151,7 +151,7 @@ def test_reward_functions() -> None:
 
 
 def test_reset_seed_plays_the_engine_game_of_that_seed() -> None:
-    env = raw_env(players=2, expansions=ALL)
+    env = raw_env(players=2, expansions=TOWER_VARIANT)
     env.reset(seed=42)
     first = env.game.current_tile
     env.reset()

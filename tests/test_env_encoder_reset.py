@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.observation import Encoder
 
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_reset_mid_game_equals_incremental_sync(players: int) -> None:
-    config = GameConfig(players=players, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=players, expansions=TOWER_VARIANT)
     game = Game(config, seed=players)
     follow = Encoder(config, 31)
     follow.reset(game)

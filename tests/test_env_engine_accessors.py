@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from carcassonne_env.engine import Game, GameConfig, PlacedTile
+from carcassonne_env.engine.registry import with_requirements
 
 
 def _components(tiles: list[PlacedTile], bases: list[int]) -> list[int]:
@@ -41,7 +42,7 @@ def _components(tiles: list[PlacedTile], bases: list[int]) -> list[int]:
 
 
 def test_accessors_agree_with_tiles_features_and_followers() -> None:
-    game = Game(GameConfig(players=3, expansions=("tower", "watchtowers")), seed=9)
+    game = Game(GameConfig(players=3, expansions=with_requirements("tower", "watchtowers")), seed=9)
     rng = random.Random(9)
     for step in range(400):
         if game.is_over:

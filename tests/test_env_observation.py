@@ -16,13 +16,12 @@ import pytest
 
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, Phase, SegmentKind
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import EXPANSIONS, TOWER_VARIANT, with_requirements
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.layout import VARIANT_FLAGS, WATCHTOWER_SUBJECTS, Layout
 from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.environment.subcell_planes import stamp
 from carcassonne_env.environment.window import Window
-
-ALL = ("tower", "black_tower", "watchtowers")
 
 
 def _joined_across(tile_a, rot_a, slot_a, tile_b, rot_b, slot_b, edge_a: int) -> bool:  # type: ignore[no-untyped-def]
@@ -117,7 +116,7 @@ def expected_observation(game: Game, layout: Layout, window: Window, observer: i
     vector[v["remaining"]:v["remaining"] + layout.tile_types] = game.remaining_counts
     vector[v["tiles_left"]] = game.tiles_left
     config = game.config
-    for k, name in enumerate(("tower", "black_tower", "watchtowers")):
+    for k, name in enumerate(EXPANSIONS):
         vector[v["expansions"] + k] = config.has(name)
     for k, flag in enumerate(VARIANT_FLAGS):
         vector[v["variants"] + k] = getattr(config, flag)
@@ -166,7 +165,8 @@ def assert_same(obs: dict[str, np.ndarray], expected: dict[str, np.ndarray], lay
 @pytest.mark.parametrize(
     ("players", "expansions", "seed"),
     [
-        (2, ALL, 1), (3, ALL, 2), (4, ALL, 3), (5, ALL, 4), (6, ALL, 5),
+        (2, TOWER_VARIANT, 1), (3, TOWER_VARIANT, 2), (4, TOWER_VARIANT, 3), (5, TOWER_VARIANT, 4),
+        (6, TOWER_VARIANT, 5),
         (2, (), 6), (3, ("tower",), 7), (4, ("watchtowers",), 8),
     ],
 )
@@ -193,7 +193,7 @@ def test_observation_equals_a_from_scratch_encoding(players: int, expansions: tu
 
 def _tower_game() -> Game:
     """Player 1 to place; a 3-floor black tower at (0,-1) with player 0 on top; P[0][1] = 2."""
-    config = GameConfig(players=3, expansions=("tower", "black_tower"))
+    config = GameConfig(players=3, expansions=with_requirements("black_tower"))
     builder = (
         PositionBuilder(config)
         .tile("base/RCr", 0, 0)
@@ -252,7 +252,7 @@ def test_observations_are_fresh_arrays() -> None:
 def test_the_pile_order_is_never_observed(players: int) -> None:
     """Two games whose piles share the first 40 tiles and hold the rest in another order look the
     same to every observer at every step until the draws differ (R4: the order is hidden)."""
-    config = GameConfig(players=players, expansions=ALL)
+    config = GameConfig(players=players, expansions=TOWER_VARIANT)
     pile = Game(config, seed=5).to_dict()["pile"]
     shared = 40
     games = [Game(config, tile_order=pile), Game(config, tile_order=pile[:shared] + pile[:shared - 1:-1])]
@@ -307,7 +307,7 @@ def test_watchtower_planes_follow_the_subject_order() -> None:
 def test_an_encoder_that_catches_up_many_moves_equals_one_synced_every_move(seed: int) -> None:
     """Mirror.sync after any number of moves (a fresh encoder of a game in progress, or one that
     skipped moves) gives the planes of the encoder synced after every move, for every observer."""
-    config = GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=3, expansions=TOWER_VARIANT)
     game = Game(config, seed=seed)
     rng = random.Random(seed)
     stepwise, skipping = Encoder(config, 23), Encoder(config, 23)

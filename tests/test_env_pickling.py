@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import SingleAgentEnv, raw_env
 from carcassonne_env.players import RandomAgent
 
-ALL = ("tower", "black_tower", "watchtowers")
-CONFIG: dict[str, Any] = {"players": 3, "expansions": ALL, "window": 21, "shaping": 0.5}
+CONFIG: dict[str, Any] = {"players": 3, "expansions": TOWER_VARIANT, "window": 21, "shaping": 0.5}
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,12 @@ import pytest
 
 from agents.shipped_values import PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena import ladder, tournament
 from training.arena.tournament import Settings
 from training.cli import main as cli
 from training.cli.main import main
 
-TOWER = ("tower", "black_tower", "watchtowers")
 LEGAL = '''
 class FirstLegal:
     def choose_action(self, game):
@@ -118,9 +118,9 @@ def test_the_settings_of_each_player_count(monkeypatch: pytest.MonkeyPatch) -> N
     two, three, three_given = runs
     # 2 players: what evaluate always played, fixture by fixture
     assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200"), seeds=100,
-                           config=GameConfig(players=2, expansions=TOWER).to_dict())
+                           config=GameConfig(players=2, expansions=TOWER_VARIANT).to_dict())
     assert len(two.fixtures()) == 6 * 2 * 100  # 6 pairings, both seats, 100 seeds
-    assert three.game_config == GameConfig(players=3, expansions=TOWER)
+    assert three.game_config == GameConfig(players=3, expansions=TOWER_VARIANT)
     assert (three.seeds, three_given.seeds) == (ladder.DEFAULT_SEEDS[3], 100)
     assert three.agents == ("greedy:fast=1", *ladder.ladder_for(3)[0])
 

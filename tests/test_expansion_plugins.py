@@ -20,6 +20,7 @@ from carcassonne_env.engine.actions import Action
 from carcassonne_env.engine.black_tower import BlackTowerExpansion
 from carcassonne_env.engine.expansion import BuilderSteps, Expansion, ExpansionHost, ExpansionState, PositionSetup
 from carcassonne_env.engine.position import PositionBuilder, PositionError
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.engine.save_format import SavedPosition, fail, read_int, read_keys
 from carcassonne_env.engine.tiles import TileType
 from carcassonne_env.engine.tower import TowerExpansion
@@ -210,7 +211,7 @@ def _random_game(config: GameConfig, seed: int) -> Game:
 
 
 def test_a_python_subclass_of_a_compiled_plugin_has_its_hooks_called(monkeypatch: pytest.MonkeyPatch) -> None:
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     expected = _random_game(config, 11).record().to_dict()
     registry.build_expansions.cache_clear()  # games with equal configs share their plug-ins
     monkeypatch.setitem(registry.PLUGINS, "tower", CountingTower)

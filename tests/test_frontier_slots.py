@@ -12,6 +12,7 @@ import threading
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
 from carcassonne_env.engine import game as game_module
 from carcassonne_env.engine.geometry import unpack
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 THREADS = 4
 GAMES = 6
@@ -19,7 +20,7 @@ GAMES = 6
 
 def legal_lists(seed: int) -> list[list[Action]]:
     """Every legal list of a uniformly random game of all expansions (3 players)."""
-    game = Game(GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers")), seed=seed)
+    game = Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=seed)
     rng = random.Random(seed)
     out = []
     while not game.is_over:

@@ -18,9 +18,10 @@ import pytest
 from carcassonne_env.engine import Action, Game, GameConfig, Phase
 from carcassonne_env.engine.actions import PASS
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.observation import Encoder
 
-ALL = GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers"))
+ALL = GameConfig(players=3, expansions=TOWER_VARIANT)
 RED, BLUE = 0, 1
 
 
@@ -215,7 +216,7 @@ def test_games_pickled_into_a_spawn_pool_continue_exactly_as_in_process() -> Non
     there mid-game (all expansions, 2–6 players, all phases) play to the same end as in-process."""
     games = []
     for players in (2, 3, 4, 6):
-        config = GameConfig(players=players, expansions=("tower", "black_tower", "watchtowers"))
+        config = GameConfig(players=players, expansions=TOWER_VARIANT)
         for decisions in (0, 61, 143):
             games.append(_random_game(config, seed=players * 100 + decisions, decisions=decisions))
     phases = {g.phase for g in games}

@@ -20,10 +20,9 @@ from headless_chromium import chromium, until
 
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlaySession
 from carcassonne_env.play.server import PlayServer
-
-TOWER = ("tower", "black_tower", "watchtowers")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +52,7 @@ def test_zoom_moves_and_one_action_per_key(browser: Any, tmp_path: Path) -> None
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    game = Game(GameConfig(players=2, expansions=TOWER), seed=5)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=5)
     session = PlaySession(game, ("human", "human"), [None, None])
     _play_a_few_turns(session, 8)  # Moves beyond 10 lines, a last tile for each seat
     server = PlayServer(session, tmp_path / "ui.json", lambda spec: make_agent(spec, seed=0)).start()
@@ -115,7 +114,7 @@ def test_the_hint_is_drawn_and_the_final_breakdown_sums_to_the_scores(browser: A
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    game = Game(GameConfig(players=2, expansions=TOWER), seed=9)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=9)
     session = PlaySession(game, ("human", "human"), [None, None])
     server = PlayServer(session, tmp_path / "hint.json", lambda spec: make_agent(spec, seed=0)).start()
     try:

@@ -14,17 +14,17 @@ from human_positions import position
 from agents import make_agent
 from agents.isolation import seat_agent
 from carcassonne_env.engine import ActionKind, Game, GameConfig, Phase
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlayError, PlaySession, option_label, parse_placement, placement_code
 from carcassonne_env.play.terminal import TableInterrupted, TerminalPlay
 from carcassonne_env.viewer import to_replayable
 from training.cli.main import main
 
-TOWER = ("tower", "black_tower", "watchtowers")
 #: A short pile: the game ends after these tiles.
 SHORT = ("base/RFr", "tower/C", "base/CFc+", "base/RRRR", "tower/F", "base/Rr", "base/L", "base/CcRr")
 
 
-def _session(expansions: tuple[str, ...] = TOWER) -> PlaySession:
+def _session(expansions: tuple[str, ...] = TOWER_VARIANT) -> PlaySession:
     game = Game(GameConfig(players=2, expansions=expansions), tile_order=SHORT)
     return PlaySession(game, ["human", "random"], [None, make_agent("random", seed=5)])
 
@@ -226,14 +226,14 @@ def test_two_human_seats_with_a_rules_flag(tmp_path: Path, monkeypatch: pytest.M
                                            capsys: pytest.CaptureFixture[str]) -> None:
     flag = "tower_range_manhattan"
     path = tmp_path / "two.json"
-    game = Game(GameConfig.from_dict({**GameConfig(players=2, expansions=TOWER).to_dict(), flag: True}), seed=2)
+    game = Game(GameConfig.from_dict({**GameConfig(players=2, expansions=TOWER_VARIANT).to_dict(), flag: True}), seed=2)
     lines = []
     for _ in range(3):  # both humans place and pass
         action = game.legal_actions()[0]
         lines.append(placement_code(action) if game.phase is Phase.PLACE else "1")
         game.apply(action)
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\nquit\n"))
-    assert main(["play", "human", "human", "--expansions", ",".join(TOWER), "--rules", flag, "--seed", "2",
+    assert main(["play", "human", "human", "--expansions", ",".join(TOWER_VARIANT), "--rules", flag, "--seed", "2",
                  "--save", str(path)]) == 0
     out = capsys.readouterr().out
     assert "Red (human), Blue (human)" in out

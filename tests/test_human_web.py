@@ -23,17 +23,17 @@ from human_positions import position
 
 from agents import make_agent
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlaySession, option_label
 from carcassonne_env.play.server import TOKEN_HEADER, PlayServer
 from carcassonne_env.viewer import load_document, replay_html, to_replayable
 
-TOWER = ("tower", "black_tower", "watchtowers")
 SHORT = ("base/RFr", "tower/C", "base/CFc+", "base/RRRR", "tower/F", "base/Rr", "base/L", "base/CcRr",
          "tower/RR", "base/Cc+")
 
 
 def _server(tmp_path: Path, seats: tuple[str, str] = ("human", "random")) -> PlayServer:
-    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), tile_order=SHORT)
     agents = [None if s == "human" else make_agent(s, seed=7) for s in seats]
     session = PlaySession(game, seats, agents)
     return PlayServer(session, tmp_path / "web_game.json", lambda spec: make_agent(spec, seed=0)).start()
@@ -109,7 +109,7 @@ class Boom:
 
 
 def test_a_failing_agent_is_a_json_error_and_the_game_is_saved(tmp_path: Path) -> None:
-    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), tile_order=SHORT)
     session = PlaySession(game, ("random", "human"), [Boom(), None])  # type: ignore[list-item]
     server = PlayServer(session, tmp_path / "boom.json", lambda spec: make_agent(spec, seed=0)).start()
     try:
@@ -258,7 +258,7 @@ def test_a_human_clicks_a_game_against_random_to_the_end(browser: Any, tmp_path:
 def test_the_play_page_fills_its_placeholders_in_one_pass(tmp_path: Path) -> None:
     from carcassonne_env.play.server import page_html
 
-    game = Game(GameConfig(players=2, expansions=TOWER), tile_order=SHORT)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), tile_order=SHORT)
     session = PlaySession(game, ("human", "random"), [None, make_agent("random", seed=1)])
     text = page_html(session, "__JS__ __DATA__ </script><b>", "TOKEN")
     assert "<title>__JS__ __DATA__ &lt;/script&gt;&lt;b&gt;</title>" in text  # not filled in again, escaped

@@ -1,31 +1,44 @@
-"""The module import graph of ``carcassonne_env`` has no cycle, and the package never imports the
-``agents`` or ``training`` packages built on it.
+"""The import graph of the project's code has no cycle between files, and its arrows point down the
+layers: ``carcassonne_env`` (the engine and env) < ``agents`` < ``training`` < the maintainer scripts
+and the docs site's hooks. A module imports modules of its own layer or a lower one, never a higher
+one, so each layer runs without those above it.
 
 The graph is read from the source with ``ast``: every ``import`` and ``from … import`` anywhere in a
 module, at module level or inside a function, is an edge. Importing ``a.b.c`` also runs the
 ``__init__`` of ``a.b`` (and ``a``), so it is an edge to those packages too, unless they enclose
 the importing module (they are being imported already). Imports under ``if TYPE_CHECKING:`` are
-type annotations, never run, and are no edges.
+type annotations, never run, and are no edges. A file of ``scripts/`` or ``docs/hooks/`` is named by
+its path (``scripts.maintainer.bench_cluster``), as a package module is.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 
-import carcassonne_env
-
-ROOT = Path(carcassonne_env.__file__).parent
-PACKAGE = "carcassonne_env"
+REPO = Path(__file__).resolve().parent.parent
+#: The layers, lowest first, each with the source folders (relative to the repository) of its modules.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("carcassonne_env",),
+    ("agents",),
+    ("training",),
+    ("scripts", "docs/hooks"),
+)
+#: The layer (index in :data:`LAYERS`) of each top-level name of the project's modules.
+LAYER_OF: dict[str, int] = {folder.split("/")[0]: i for i, folders in enumerate(LAYERS) for folder in folders}
 
 
 def _module_names() -> dict[str, Path]:
+    """Every module of the layers' folders, by its dotted name."""
     out = {}
-    for path in ROOT.rglob("*.py"):
-        parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
+    for folders in LAYERS:
+        for folder in folders:
+            for path in (REPO / folder).rglob("*.py"):
+                parts = list(path.relative_to(REPO).with_suffix("").parts)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                out[".".join(parts)] = path
     return out
 
 
@@ -67,7 +80,9 @@ def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module of ``carcassonne_env`` → the modules (in or out of the package) it imports."""
+    """Module of the project → the modules (the project's or others') it imports. A name under one of
+    the project's top-level names is an edge only if it is a module (``from pkg import function``
+    names no module)."""
     modules = _module_names()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -78,14 +93,14 @@ def import_graph() -> dict[str, set[str]]:
                 parts = target.split(".")
                 for k in range(1, len(parts) + 1):
                     prefix = ".".join(parts[:k])
-                    if prefix not in enclosing and (prefix in modules or not prefix.startswith(PACKAGE)):
+                    if prefix not in enclosing and (prefix in modules or parts[0] not in LAYER_OF):
                         edges.add(prefix)
         graph[name] = edges
     return graph
 
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import cycle among the package's modules, as a path that ends where it starts, or None."""
+def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
+    """One import cycle among the graph's modules, as a path that ends where it starts, or None."""
     state: dict[str, int] = {}  # 1 on the current path, 2 done
     path: list[str] = []
 
@@ -109,15 +124,35 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def upward_imports(graph: Mapping[str, set[str]]) -> set[tuple[str, str]]:
+    """The edges ``(module, target)`` from a layer to a higher one (:data:`LAYER_OF`)."""
+    return {
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if LAYER_OF.get(target.split(".")[0], -1) > LAYER_OF[module.split(".")[0]]
+    }
+
+
+def test_the_graph_covers_every_layer() -> None:
+    tops = {module.split(".")[0] for module in import_graph()}
+    assert tops == set(LAYER_OF) == {"carcassonne_env", "agents", "training", "scripts", "docs"}
+
+
 def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
     assert "carcassonne_env.engine.game" in graph["carcassonne_env.engine"]  # from .game import …
-    assert "carcassonne_env.environment" in graph[PACKAGE]  # an import inside a function
+    assert "carcassonne_env.environment" in graph["carcassonne_env"]  # an import inside a function
     assert "carcassonne_env.engine" in graph["carcassonne_env.environment.aec"]  # from ..engine import …
     assert "numpy" in graph["carcassonne_env.engine.game"]
+    assert "training.arena.ray_support" in graph["training.arena.backends"]  # inside a function
+    assert "agents.rllib" in graph["agents"]  # inside a function
+    assert "training.arena.backends" in graph["scripts.maintainer.bench_cluster"]  # a script, inside main()
+    assert "agents.spec" in graph["docs.hooks.agent_specs"]  # a docs hook
+    assert "agents.spec.make_agent" not in graph["scripts.maintainer.choice_regret"]  # a function, no module
 
 
-def test_the_package_has_no_import_cycle() -> None:
+def test_the_project_has_no_import_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
 
@@ -127,11 +162,12 @@ def test_a_cycle_is_found() -> None:
     assert find_cycle({"a": {"b", "x"}, "b": set()}) is None
 
 
-def test_the_package_never_imports_agents_or_training() -> None:
-    offenders = {
-        (module, target)
-        for module, targets in import_graph().items()
-        for target in targets
-        if target.split(".")[0] in ("agents", "training")
-    }
-    assert not offenders
+def test_no_layer_imports_a_higher_one() -> None:
+    offenders = upward_imports(import_graph())
+    assert not offenders, "imports up the layers: " + ", ".join(f"{m} -> {t}" for m, t in sorted(offenders))
+
+
+def test_an_upward_import_is_found() -> None:
+    graph = {"carcassonne_env.players": {"numpy", "agents.spec"}, "training.cli": {"agents", "scripts.x"},
+             "scripts.x": {"training.cli", "carcassonne_env"}}
+    assert upward_imports(graph) == {("carcassonne_env.players", "agents.spec"), ("training.cli", "scripts.x")}

@@ -18,6 +18,7 @@ import pytest
 
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.cli.main import main
 from training.cli.train import TRAINERS
 
@@ -114,7 +115,7 @@ def _zip_bytes(path: Path) -> bytes:
 
 
 def _one_move(spec: str) -> None:
-    game = Game(GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers")), seed=0)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=0)
     action = make_agent(spec, seed=0).choose_action(game)
     assert action in game.legal_actions()
 
@@ -130,8 +131,7 @@ def test_the_shipped_afterstate_network_loads_and_plays() -> None:
     from agents.nets.value_net import ValueNet
 
     assert NETWORK.parent == PRETRAINED and NETWORK.exists()
-    assert ValueNet.load(NETWORK).config == GameConfig(players=2, expansions=("tower", "black_tower",
-                                                                              "watchtowers")).to_dict()
+    assert ValueNet.load(NETWORK).config == GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()
     _one_move("afterstate:pretrained")
 
 
@@ -165,7 +165,7 @@ def test_a_zip_saved_under_the_old_module_names_still_loads_and_plays_the_same(
     assert "training.network" not in sys.modules
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("training.network")  # the old name is gone: only the loader maps it
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     from training.arena.match import play_match
 
     assert play_match(config, [f"ppo:{old}", "greedy"], seed=2).record == \

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 th = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
@@ -29,9 +31,6 @@ from carcassonne_env.environment import SingleAgentEnv, raw_env  # noqa: E402
 from carcassonne_env.environment.codec import ActionCodec  # noqa: E402
 from training.sb3 import bench_train  # noqa: E402
 from training.sb3.ppo import ppo_kwargs  # noqa: E402
-
-ALL = ("tower", "black_tower", "watchtowers")
-
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -170,7 +169,7 @@ def test_the_crop_never_drops_a_legal_action(players: int) -> None:
     """PLACE needs an occupied neighbour (R11) and FLOOR, TOWER_TOP, CAPTURE name tiles on the
     board: every legal cell lies within one cell of the tiles, so the tiles grown by the margin
     hold them all. Checked at every decision of random games with every expansion."""
-    env = raw_env(players=players, expansions=ALL)
+    env = raw_env(players=players, expansions=TOWER_VARIANT)
     encoder = BoardEncoder(env.observation_space(env.possible_agents[0])["observation"])
     codec = env.codec
     rng = np.random.default_rng(players)
@@ -212,7 +211,7 @@ def _observations(env: SingleAgentEnv, steps: int, seed: int) -> tuple[list[dict
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_maskable_ppo_trains_and_round_trips_through_save_and_load(players: int, tmp_path: Path) -> None:
-    env = SingleAgentEnv(players=players, expansions=ALL)
+    env = SingleAgentEnv(players=players, expansions=TOWER_VARIANT)
     model = sb3_contrib.MaskablePPO(
         CarcassonnePolicy, env, n_steps=128, batch_size=64, n_epochs=2, seed=players, **ppo_kwargs(channels=8)
     )
@@ -225,7 +224,7 @@ def test_maskable_ppo_trains_and_round_trips_through_save_and_load(players: int,
     model.save(tmp_path / "model.zip")
     loaded = sb3_contrib.MaskablePPO.load(tmp_path / "model.zip")
     assert isinstance(loaded.policy, CarcassonnePolicy)
-    observations, masks = _observations(SingleAgentEnv(players=players, expansions=ALL), 40, seed=5)
+    observations, masks = _observations(SingleAgentEnv(players=players, expansions=TOWER_VARIANT), 40, seed=5)
     batch = {key: np.stack([o[key] for o in observations]) for key in observations[0]}
     mask = np.stack(masks)
     with th.no_grad():
@@ -242,7 +241,7 @@ def test_maskable_ppo_trains_and_round_trips_through_save_and_load(players: int,
 
 
 def test_six_players_build_small_and_play_legal_actions() -> None:
-    env = SingleAgentEnv(players=6, expansions=ALL)
+    env = SingleAgentEnv(players=6, expansions=TOWER_VARIANT)
     model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, n_steps=32, batch_size=32, **ppo_kwargs())
     assert sum(p.numel() for p in model.policy.parameters()) < 100_000  # no flat N-way layer
     observations, masks = _observations(env, 12, seed=3)
@@ -270,7 +269,7 @@ def test_the_benchmark_command_documents_its_options(capsys: pytest.CaptureFixtu
 
 
 def _batch(players: int, steps: int, seed: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    observations, masks = _observations(SingleAgentEnv(players=players, expansions=ALL), steps, seed=seed)
+    observations, masks = _observations(SingleAgentEnv(players=players, expansions=TOWER_VARIANT), steps, seed=seed)
     return {key: np.stack([o[key] for o in observations]) for key in observations[0]}, np.stack(masks)
 
 
@@ -280,7 +279,7 @@ def test_the_fast_paths_compute_the_plain_network() -> None:
     a small batch merged into one crop equals one group per crop size (up to float rounding)."""
     import agents.nets.board_net as board_net
 
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     model = sb3_contrib.MaskablePPO(CarcassonnePolicy, env, seed=4, **ppo_kwargs())
     policy = model.policy
     encoder = policy.features_extractor
@@ -315,7 +314,7 @@ def test_the_compact_buffer_samples_what_sb3_contribs_buffer_samples() -> None:
 
     from training.sb3.buffer import CompactRolloutBuffer
 
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     observations, mask = _batch(2, 12, seed=8)
     buffers = [cls(6, env.observation_space, env.action_space, n_envs=2) for cls in (MaskableDictRolloutBuffer,
                                                                                   CompactRolloutBuffer)]
@@ -349,5 +348,5 @@ def test_a_checkpoint_from_before_the_network_was_shared_plays_the_game_it_playe
     golden = Path(__file__).parent / "golden"
     recorded = GameRecord.from_dict(json.loads((golden / "pretrained_vs_greedy_seed0.json").read_text()))
     legacy = f"ppo:{golden / 'legacy_ppo_tower_2p.zip'}"
-    result = play_match(GameConfig(players=2, expansions=ALL), [legacy, "greedy:fast=1"], seed=0)
+    result = play_match(GameConfig(players=2, expansions=TOWER_VARIANT), [legacy, "greedy:fast=1"], seed=0)
     assert result.record == recorded

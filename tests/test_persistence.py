@@ -11,8 +11,7 @@ import pytest
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, GameRecord, Phase
 from carcassonne_env.engine.game import GameSetup
 from carcassonne_env.engine.position import PositionBuilder
-
-ALL = ("tower", "black_tower", "watchtowers")
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 def played(config: GameConfig, seed: int, steps: int) -> Game:
@@ -25,17 +24,17 @@ def played(config: GameConfig, seed: int, steps: int) -> Game:
 
 
 def test_the_pile_in_draw_order_is_the_seeded_shuffle_and_records_name_it_for_explicit_piles() -> None:
-    game = played(GameConfig(players=3, expansions=ALL), seed=4, steps=40)
+    game = played(GameConfig(players=3, expansions=TOWER_VARIANT), seed=4, steps=40)
     pile = game.pile_in_draw_order()
     assert len(pile) - game.tiles_left == game.to_dict()["drawn"]
-    assert pile == Game(GameConfig(players=3, expansions=ALL), seed=4).pile_in_draw_order()  # R1: one shuffle
+    assert pile == Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=4).pile_in_draw_order()  # R1: one shuffle
     assert game.record().tile_order is None  # the seed names it
     order = ["base/RFr", "base/C", "base/L"]
     assert Game(GameConfig(players=2), tile_order=order).record().tile_order == tuple(order)
 
 
 def test_expansion_states_are_a_read_only_view_of_the_states_saved() -> None:
-    game = played(GameConfig(players=2, expansions=ALL), seed=1, steps=10)
+    game = played(GameConfig(players=2, expansions=TOWER_VARIANT), seed=1, steps=10)
     states = game.expansion_states
     assert set(states) == {"tower"}  # watchtowers and black_tower keep no state of their own
     assert states["tower"] is game.expansion_state("tower")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from carcassonne_env.engine import Action, Game, GameConfig, IllegalActionError, Phase
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import raw_env
 from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.players import ENCODERS_KEPT, EngineAgent, Policy, PolicyAgent, RandomAgent, as_engine_agent
 
-ALL = ("tower", "black_tower", "watchtowers")
 W = 15
 
 
@@ -50,7 +50,7 @@ def test_random_agent_plays_both_levels() -> None:
     mask = np.zeros(50, dtype=np.int8)
     mask[[3, 17, 42]] = 1
     assert {agent.act({}, mask) for _ in range(200)} == {3, 17, 42}
-    game = Game(GameConfig(players=3, expansions=ALL), seed=4)
+    game = Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=4)
     while not game.is_over:
         action = agent.choose_action(game)
         assert action in game.legal_actions()
@@ -76,7 +76,7 @@ def test_random_agent_refuses_an_empty_mask_and_bad_seeds() -> None:
 
 
 # ---------------------------------------------------------------------------------------- PolicyAgent
-@pytest.mark.parametrize(("players", "expansions"), [(2, ALL), (4, ("tower",)), (3, ())])
+@pytest.mark.parametrize(("players", "expansions"), [(2, TOWER_VARIANT), (4, ("tower",)), (3, ())])
 def test_policy_agent_shows_the_policy_what_the_env_shows_the_mover(players: int, expansions: tuple[str, ...]) -> None:
     """Every seat is a PolicyAgent playing the env's game: at every decision the policy's
     observation and mask equal the env's ``observe`` of the agent to move."""
@@ -99,7 +99,7 @@ def test_policy_agent_shows_the_policy_what_the_env_shows_the_mover(players: int
 def test_policy_agent_is_correct_for_any_game_in_any_order() -> None:
     """Games handed in turn, a fresh game, a clone and a game continued elsewhere all get the
     observation a from-scratch encoder gives (the adapter keeps no state across games)."""
-    config = GameConfig(players=3, expansions=ALL)
+    config = GameConfig(players=3, expansions=TOWER_VARIANT)
     policy = Recorder(seed=2)
     agent = PolicyAgent(policy, window=W)
     mover = RandomAgent(3)
@@ -129,7 +129,7 @@ def test_policy_agent_handed_a_copy_every_decision_catches_up_instead_of_rebuild
     from one position (the same tiles, another follower choice; other tiles): every observation equals
     a from-scratch encoding, and the board planes are built from scratch only when a copy does not
     continue the line mirrored last."""
-    config = GameConfig(players=2, expansions=ALL)
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     policy = Recorder(seed=4)
     agent = PolicyAgent(policy, window=W)
     resets: list[int] = []

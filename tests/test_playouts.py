@@ -23,6 +23,7 @@ from playout_invariants import check, start
 
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.compiled_core import PURE_PYTHON_VARIABLE
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 
 GAMES_PER_PLAYER_COUNT = 100
 EVERY_ACTION_GAMES = 20
@@ -31,9 +32,9 @@ PLAYER_COUNTS = (2, 3, 4, 5, 6)
 COMBINATIONS = {
     "base": (),
     "tower": ("tower",),
-    "tower+black_tower": ("tower", "black_tower"),
+    "tower+black_tower": with_requirements("black_tower"),
     "watchtowers": ("watchtowers",),
-    "all": ("tower", "black_tower", "watchtowers"),
+    "all": TOWER_VARIANT,
 }
 
 

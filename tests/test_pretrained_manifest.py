@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import AgentSpecError, make_agent, position_value, ppo, shipped_values
+from agents import AgentSpecError, make_agent, manifest_writer, position_value, ppo, shipped_values
 from agents import manifest as mf
 from agents.afterstate import pretrained_nets
 from agents.mcts import MCTSAgent
@@ -24,8 +24,7 @@ from agents.nets.value_net import ValueNet
 from agents.shipped_values import AFTERSTATE_FILES, PerPlayerCount
 from agents.value import LinearValue
 from carcassonne_env.engine import Game, GameConfig
-
-TOWER_VARIANT = ("tower", "black_tower", "watchtowers")
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 class Payload:
@@ -59,7 +58,7 @@ def _never(*args: Any) -> Any:
 
 def test_the_manifest_lists_every_shipped_file_as_it_is() -> None:
     """Forgetting to regenerate it fails here (python scripts/maintainer/pretrained_manifest.py --write)."""
-    assert mf.differences() == []
+    assert manifest_writer.differences() == []
     files = {p.name for p in mf.PRETRAINED_DIR.iterdir()} - {mf.MANIFEST_NAME}
     assert set(mf.read_manifest()) == files
 
@@ -174,16 +173,16 @@ def test_a_policy_keeps_its_layout_version_until_its_bytes_change(tmp_path: Path
     folder.mkdir()
     for name in ("same_2p.zip", "changed_2p.zip"):
         shutil.copy2(mf.PRETRAINED_DIR / "tower_2p.zip", folder / name)
-    before = {e["file"]: {**e, "layout_version": LAYOUT_VERSION - 1} for e in mf.build_manifest(folder)}
+    before = {e["file"]: {**e, "layout_version": LAYOUT_VERSION - 1} for e in manifest_writer.build_manifest(folder)}
     _flip_a_byte(folder / "changed_2p.zip")
-    after = {e["file"]: e for e in mf.build_manifest(folder, before)}
+    after = {e["file"]: e for e in manifest_writer.build_manifest(folder, before)}
     assert after["same_2p.zip"]["layout_version"] == LAYOUT_VERSION - 1
     assert after["changed_2p.zip"]["layout_version"] == LAYOUT_VERSION
     assert after["same_2p.zip"]["game"] == GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()
     assert after["same_2p.zip"]["game_source"] == "documented" and after["same_2p.zip"]["keys"] == []
     (folder / "notes.txt").write_text("")
     with pytest.raises(ValueError, match=r"notes.txt: not a shipped model's format \(.npz, .json, .zip\)"):
-        mf.build_manifest(folder)
+        manifest_writer.build_manifest(folder)
 
 
 def test_a_file_is_hashed_once_per_version(tmp_path: Path) -> None:

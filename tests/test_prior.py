@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 th = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
@@ -28,7 +30,6 @@ from carcassonne_env.environment.observation import Encoder  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
 from training.sb3.ppo import ppo_kwargs  # noqa: E402
 
-ALL = ("tower", "black_tower", "watchtowers")
 RED = 0
 WINDOW = 31
 
@@ -38,7 +39,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 def random_game(seed: int, stop_after: int) -> Game:
     rng = random.Random(seed)
-    game = Game(GameConfig(players=2, expansions=ALL), seed=seed)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=seed)
     while not game.is_over and len(game.history) < stop_after:
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
@@ -92,7 +93,7 @@ def test_closing_a_city_is_the_priors_best_placement() -> None:
 def test_one_legal_action_or_a_finished_game_needs_no_prior() -> None:
     prior = ActionPrior("greedy", WINDOW)
     rng = random.Random(3)
-    game = Game(GameConfig(players=2, expansions=ALL), seed=3)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=3)
     forced = 0
     while not game.is_over:
         legal = game.legal_actions()
@@ -110,7 +111,7 @@ def test_an_agent_without_action_values_is_refused_by_name() -> None:
 
 
 def _prior_env(seed: int = 0) -> PriorObservation:
-    env = SingleAgentEnv(seat=None, players=2, expansions=ALL, opponents=GreedyAgent(seed=1))
+    env = SingleAgentEnv(seat=None, players=2, expansions=TOWER_VARIANT, opponents=GreedyAgent(seed=1))
     return PriorObservation(env, ActionPrior("greedy", env.aec.encoder.size, seed=seed))
 
 
@@ -156,7 +157,7 @@ def test_the_policy_adds_beta_times_the_prior_to_its_logits() -> None:
 
 
 def test_prior_and_observation_space_must_agree() -> None:
-    plain = SingleAgentEnv(players=2, expansions=ALL)
+    plain = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     with pytest.raises(ValueError, match="lacks a 'prior' entry"):
         MaskablePPO(CarcassonnePolicy, DummyVecEnv([lambda: plain]), **ppo_kwargs(prior="greedy"))
     with pytest.raises(ValueError, match="has a 'prior' entry"):
@@ -176,7 +177,7 @@ def test_a_checkpoint_with_a_prior_is_an_agent_that_computes_it_and_plays_legall
     loaded = MaskablePPO.load(path, device="cpu")
     assert loaded.policy.prior == "greedy"
     spec = f"ppo:{path}"
-    config = GameConfig(players=2, expansions=ALL)
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     for seats in ((spec, "random"), ("random", spec)):
         result = play_match(config, seats, seed=4)  # the match runner refuses an illegal action
         assert result.record.replay().scores == result.scores
@@ -186,7 +187,7 @@ def test_a_checkpoint_with_a_prior_is_an_agent_that_computes_it_and_plays_legall
     # Played as a bare policy, without the prior entry, it says what is missing.
     from agents.ppo import PPOAgent
 
-    env = SingleAgentEnv(players=2, expansions=ALL)
+    env = SingleAgentEnv(players=2, expansions=TOWER_VARIANT)
     obs, _ = env.reset(seed=0)
     with pytest.raises(ValueError, match=r"residual policy over 'greedy'.*needs the 'prior' entry"):
         PPOAgent(path).act(obs, env.action_masks().astype(np.int8))
@@ -204,7 +205,7 @@ def test_an_untrained_residual_policy_plays_one_of_its_priors_best_actions(tmp_p
     model.save(path)
     agent = make_agent(f"ppo:{path}", seed=0)
     reference = GreedyAgent()
-    game = Game(GameConfig(players=2, expansions=ALL), seed=8)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=8)
     for _ in range(80):
         action = agent.choose_action(game)
         legal = game.legal_actions()
@@ -216,7 +217,7 @@ def test_an_untrained_residual_policy_plays_one_of_its_priors_best_actions(tmp_p
 def test_the_shipped_agent_is_a_residual_policy_over_greedy_on_the_learned_value() -> None:
     agent = make_agent("ppo:pretrained", seed=0)
     assert agent.extras is not None and agent.extras.spec == "greedy:value=linear"  # type: ignore[attr-defined]
-    game = Game(GameConfig(players=2, expansions=ALL), seed=2)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=2)
     for _ in range(12):
         action = agent.choose_action(game)
         assert action in game.legal_actions()

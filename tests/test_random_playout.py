@@ -16,6 +16,7 @@ import pytest
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.actions import Action
 from carcassonne_env.engine.playout import _bits_of, _randrange, random_playout
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 def _reference_game(config: GameConfig, seed: int, rng: random.Random) -> list[Action]:
@@ -50,7 +51,7 @@ def test_a_subclass_draws_through_its_own_randrange() -> None:
     assert [_randrange(rng, None, 7) for _ in range(100)] == [twin.randrange(7) for _ in range(100)]
 
 
-@pytest.mark.parametrize("expansions", [(), ("tower", "black_tower", "watchtowers")])
+@pytest.mark.parametrize("expansions", [(), TOWER_VARIANT])
 @pytest.mark.parametrize("rng_class", [random.Random, _OwnRandom])
 def test_a_random_playout_is_the_randrange_loop_move_for_move(
     expansions: tuple[str, ...], rng_class: type[random.Random]

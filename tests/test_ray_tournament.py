@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.backends import make_backend
 from training.arena.tournament import GAMES_FILE, Settings, run
 from training.cli.main import main
@@ -23,7 +24,7 @@ def _games(out: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.xdist_group("ray")
 def test_ray_and_process_backends_play_the_same_games(ray_local: Any, tmp_path: Path) -> None:
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers")).to_dict()
+    config = GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()
     settings = Settings(agents=("random", "greedy:fast=1"), seeds=3, first_seed=5, config=config)
     run(settings, tmp_path / "process", workers=2, progress=False, backend=make_backend("process"))
     run(settings, tmp_path / "ray", workers=2, progress=False, backend=make_backend("ray"))

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import with_requirements
+
 th = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
@@ -18,7 +20,7 @@ from carcassonne_env.engine import ActionKind  # noqa: E402
 from carcassonne_env.environment.aec import raw_env  # noqa: E402
 from carcassonne_env.environment.layout import Layout  # noqa: E402
 
-TOWER = ("tower", "black_tower")
+TOWER = with_requirements("black_tower")
 
 
 def _floors_with_followers(games: int, seed: int):  # type: ignore[no-untyped-def]

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 pytest.importorskip("ray.rllib")
 th = pytest.importorskip("torch")
 
@@ -21,12 +23,11 @@ from training.arena.match import play_match  # noqa: E402
 from training.arena.ray_support import LOCAL_OBJECT_STORE_BYTES  # noqa: E402
 from training.rllib.selfplay import Settings, build_config, object_store_bytes, step_bytes, train  # noqa: E402
 
-ALL = ("tower", "black_tower", "watchtowers")
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
 
 
 def test_the_env_adapter_renames_the_observation_key_and_keeps_the_mask() -> None:
-    env = make_env({"players": 3, "expansions": ALL, "window": 11})
+    env = make_env({"players": 3, "expansions": TOWER_VARIANT, "window": 11})
     obs, _ = env.reset(seed=4)
     (agent, first), = obs.items()
     space = env.observation_spaces[agent]
@@ -42,7 +43,7 @@ def test_an_illegal_action_in_the_rllib_env_is_an_error_naming_it_not_a_lost_gam
     raises, naming itself, instead of PettingZoo's TerminateIllegalWrapper ending the game with −1."""
     from carcassonne_env.engine import IllegalActionError
 
-    env = make_env({"players": 2, "expansions": ALL, "window": 11})
+    env = make_env({"players": 2, "expansions": TOWER_VARIANT, "window": 11})
     obs, _ = env.reset(seed=4)
     (agent, first), = obs.items()
     illegal = int(np.flatnonzero(first[MASK_KEY] == 0)[0])
@@ -54,7 +55,7 @@ def test_the_local_object_store_holds_three_iterations_of_samples() -> None:
     """The EnvRunners' episodes reach the driver through the object store (at 200 MiB one iteration
     of 1,024 steps spilled to disk): ``step_bytes`` is what a step records, the observation's arrays
     and the module's N float32 logits, counted here on a real observation."""
-    env = make_env({"players": 2, "expansions": ALL, "window": 31})
+    env = make_env({"players": 2, "expansions": TOWER_VARIANT, "window": 31})
     obs, _ = env.reset(seed=1)
     (first,) = obs.values()
     mask = first[MASK_KEY]
@@ -71,7 +72,7 @@ def test_the_local_object_store_holds_three_iterations_of_samples() -> None:
 def test_the_module_gives_masked_actions_no_probability() -> None:
     from ray.rllib.core.columns import Columns
 
-    env = make_env({"players": 2, "expansions": ALL, "window": 11})
+    env = make_env({"players": 2, "expansions": TOWER_VARIANT, "window": 11})
     agent = env.possible_agents[0]
     module = CarcassonneRLModule(observation_space=env.observation_spaces[agent],
                                  action_space=env.action_spaces[agent], model_config=TINY)
@@ -124,7 +125,7 @@ def _recorded_batch(seed: int, size: int, players: int = 3) -> tuple[Any, dict[s
     turns: legal action counts from one to hundreds)."""
     from ray.rllib.core.columns import Columns
 
-    env = make_env({"players": players, "expansions": ALL, "window": 11})
+    env = make_env({"players": players, "expansions": TOWER_VARIANT, "window": 11})
     agent = env.possible_agents[0]
     th.manual_seed(seed)
     module = CarcassonneRLModule(observation_space=env.observation_spaces[agent],
@@ -192,7 +193,7 @@ def test_a_module_checkpoint_saved_before_the_legal_action_distributions_loads_p
     path = Path(__file__).parent / "golden" / "legacy_rllib_module_w11"
     module = load_module(module_path(path))
     assert isinstance(module, CarcassonneRLModule) and module.net.features_extractor.window == 11
-    config = GameConfig(players=2, expansions=ALL)
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     game = play_match(config, [f"rllib:{path}", "random"], seed=1)
     assert game.record.replay().scores == game.scores
     _, batch = _recorded_batch(seed=3, size=8, players=2)
@@ -226,7 +227,7 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     assert json.loads((tmp_path / "run" / "settings.json").read_text())["learning_rate"] == first.learning_rate
     evaluation = json.loads((tmp_path / "run" / "evaluations.jsonl").read_text())
     assert evaluation["iteration"] == 2 and sum(evaluation["random"][k] for k in ("wins", "draws", "losses")) == 2
-    config = GameConfig(players=2, expansions=ALL)
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     spec = f"rllib:{final}"
     game = play_match(config, [spec, "random"], seed=3)
     assert game.record.replay().scores == game.scores

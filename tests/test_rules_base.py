@@ -47,6 +47,7 @@ from carcassonne_env.engine import (
 )
 from carcassonne_env.engine.actions import PASS
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 TileSpec = tuple[str, int, int, int]
 """(tile id, x, y, rotation)."""
@@ -180,7 +181,7 @@ def test_r3_player_counts_outside_two_to_six_are_config_errors(players: int) -> 
 
 def test_d18_six_players_with_every_expansion_is_a_valid_config() -> None:
     """D18: 2–6 players with any expansion combination."""
-    cfg = GameConfig(players=6, expansions=("tower", "black_tower", "watchtowers"))
+    cfg = GameConfig(players=6, expansions=TOWER_VARIANT)
     assert cfg.players == 6
     assert Game(cfg, seed=2).supply == (7,) * 6
 

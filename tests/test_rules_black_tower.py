@@ -26,6 +26,7 @@ from carcassonne_env.engine import (
     Phase,
 )
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
+from carcassonne_env.engine.registry import with_requirements
 
 N, B, W = FloorColour.NORMAL, FloorColour.BLACK, FloorColour.WHITE
 TOP = TOWER_TOP_SLOT
@@ -33,7 +34,7 @@ TOP = TOWER_TOP_SLOT
 
 # ----------------------------------------------------------------------------------- helpers
 def black_config(players: int = 4, **variants: Any) -> GameConfig:
-    return GameConfig(players=players, expansions=("tower", "black_tower"), **variants)
+    return GameConfig(players=players, expansions=with_requirements("black_tower"), **variants)
 
 
 
@@ -60,7 +61,7 @@ def test_r50_black_tower_without_tower_is_a_config_error() -> None:
     with pytest.raises(ConfigError) as err:
         GameConfig(players=2, expansions=("black_tower",))
     assert err.value.field == "expansions"
-    assert GameConfig(players=2, expansions=("black_tower", "tower")).has("black_tower")
+    assert GameConfig(players=2, expansions=tuple(reversed(with_requirements("black_tower")))).has("black_tower")
 
 
 @pytest.mark.parametrize(

@@ -27,11 +27,12 @@ from scenario import BLUE, FILLER, GREEN, RED, YELLOW, place_filler, position, s
 from carcassonne_env.engine import Action, FloorColour, Game, GameConfig, load_catalogue
 from carcassonne_env.engine.actions import PASS
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import with_requirements
 
 
 # ----------------------------------------------------------------------------------- helpers
 def watch_config(*, tower: bool = False, **variants: Any) -> GameConfig:
-    expansions = ("tower", "watchtowers") if tower else ("watchtowers",)
+    expansions = with_requirements("tower", "watchtowers") if tower else ("watchtowers",)
     return GameConfig(players=4, expansions=expansions, **variants)
 
 

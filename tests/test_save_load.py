@@ -10,8 +10,7 @@ import sys
 import pytest
 
 from carcassonne_env.engine import Game, GameConfig, GameRecord
-
-ALL = ("tower", "black_tower", "watchtowers")
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 def play(game: Game, rng: random.Random, steps: int | None = None) -> Game:
@@ -23,7 +22,7 @@ def play(game: Game, rng: random.Random, steps: int | None = None) -> Game:
     return game
 
 
-@pytest.mark.parametrize("expansions", [(), ALL])
+@pytest.mark.parametrize("expansions", [(), TOWER_VARIANT])
 @pytest.mark.parametrize("cut", [1, 57, 140])
 def test_save_load_continue_equals_playing_straight_through(expansions: tuple[str, ...], cut: int) -> None:
     config = GameConfig(players=3, expansions=expansions)
@@ -39,7 +38,7 @@ def test_save_load_continue_equals_playing_straight_through(expansions: tuple[st
     assert resumed.scores == straight.scores
 
 
-@pytest.mark.parametrize("expansions", [(), ALL])
+@pytest.mark.parametrize("expansions", [(), TOWER_VARIANT])
 def test_record_replays_to_an_identical_state_at_every_prefix(expansions: tuple[str, ...]) -> None:
     game = play(Game(GameConfig(players=4, expansions=expansions), seed=3), random.Random(3))
     record = GameRecord.from_dict(json.loads(json.dumps(game.record().to_dict())))
@@ -58,7 +57,7 @@ def test_tile_order_record_replays() -> None:
 
 
 def test_clone_is_independent_of_the_original() -> None:
-    game = play(Game(GameConfig(players=2, expansions=ALL), seed=8), random.Random(8), steps=60)
+    game = play(Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=8), random.Random(8), steps=60)
     before = game.to_dict()
     twin = game.clone()
     play(twin, random.Random(9))
@@ -71,7 +70,8 @@ def test_clone_is_independent_of_the_original() -> None:
 _FRESH_PROCESS = """
 import json, random, sys
 from carcassonne_env.engine import Game, GameConfig
-game = Game(GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers")), seed=int(sys.argv[1]))
+from carcassonne_env.engine.registry import TOWER_VARIANT
+game = Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=int(sys.argv[1]))
 rng = random.Random(0)
 while not game.is_over:
     legal = game.legal_actions()
@@ -87,7 +87,7 @@ def test_same_seed_gives_the_same_game_in_a_fresh_process() -> None:
         ).stdout
         for _ in range(2)
     ]
-    here = play(Game(GameConfig(players=3, expansions=ALL), seed=42), random.Random(0))
+    here = play(Game(GameConfig(players=3, expansions=TOWER_VARIANT), seed=42), random.Random(0))
     assert outputs[0] == outputs[1] == json.dumps(here.to_dict(), sort_keys=True) + "\n"
 
 

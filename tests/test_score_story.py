@@ -13,17 +13,17 @@ from human_positions import position
 
 from agents import make_agent
 from carcassonne_env.engine import ActionKind, Game, GameConfig, ScoreEvent, ScoreReason
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlaySession
 from carcassonne_env.play.score_story import CATEGORIES, CATEGORY_OF, START, ScoreStory, event_line
 from carcassonne_env.play.server import PlayServer
 from carcassonne_env.play.terminal import TerminalPlay
 from carcassonne_env.viewer.palette import SEAT_NAMES
 
-TOWER = ("tower", "black_tower", "watchtowers")
 #: (expansions, seats, seed): full games of agents at the table.
 GAMES = [((), ("random", "random"), 1), ((), ("greedy", "random"), 2), ((), ("random", "greedy", "random"), 3),
-         (TOWER, ("random", "random"), 4), (TOWER, ("greedy", "random"), 5), (TOWER, ("random", "random", "greedy"), 6),
-         (TOWER, ("greedy", "random", "random"), 7)]
+         (TOWER_VARIANT, ("random", "random"), 4), (TOWER_VARIANT, ("greedy", "random"), 5),
+         (TOWER_VARIANT, ("random", "random", "greedy"), 6), (TOWER_VARIANT, ("greedy", "random", "random"), 7)]
 
 
 def _session(expansions: tuple[str, ...], seats: tuple[str, ...], seed: int) -> PlaySession:

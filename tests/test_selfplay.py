@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 pytest.importorskip("sb3_contrib")
 
 from agents import make_agent
@@ -51,7 +53,7 @@ def test_training_writes_a_checkpoint_that_plays_and_resumes(tmp_path: Path) -> 
     # The checkpoint is an agent (spec ppo:PATH) that plays whole games with legal actions only
     # (the match runner refuses an illegal one), in both seats.
     spec = f"ppo:{out / 'final.zip'}"
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     for seats in ((spec, "random"), ("random", spec)):
         result = play_match(config, seats, seed=3)
         assert result.record.replay().scores == result.scores
@@ -121,7 +123,7 @@ def test_training_a_residual_policy_over_a_prior_writes_an_agent_that_computes_t
     assert {"win_rate_vs_greedy", "win_rate_vs_greedy_fast_1"} <= set(header)
     agent = make_agent(f"ppo:{out / 'final.zip'}", seed=0)
     assert agent.extras is not None and agent.extras.spec == "greedy:fast=1"  # type: ignore[attr-defined]
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     result_game = play_match(config, (f"ppo:{out / 'final.zip'}", "random"), seed=1)
     assert result_game.record.replay().scores == result_game.scores
 

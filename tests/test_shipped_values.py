@@ -16,8 +16,7 @@ from agents.compat import check_fits
 from agents.shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES, PRETRAINED_DIR
 from agents.value import LinearValue
 from carcassonne_env.engine import Game, GameConfig
-
-TOWER = ("tower", "black_tower", "watchtowers")
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -28,14 +27,14 @@ def test_every_shipped_count_has_its_files_made_for_it(players: int) -> None:
     net = position_value("afterstate")
     assert isinstance(net, PerPlayerCount)
     made = net.for_players(players)
-    assert getattr(made, "config") == GameConfig(players=players, expansions=TOWER).to_dict()  # noqa: B009
+    assert getattr(made, "config") == GameConfig(players=players, expansions=TOWER_VARIANT).to_dict()  # noqa: B009
 
 
 @pytest.mark.parametrize("spec", ["greedy:value=linear", "afterstate:pretrained",
                                   "mcts:sims=3,guide=1,rollout_turns=0,value=afterstate"])
 @pytest.mark.parametrize("players", [3, 4])
 def test_one_spec_plays_at_every_shipped_count(spec: str, players: int) -> None:
-    config = GameConfig(players=players, expansions=TOWER)
+    config = GameConfig(players=players, expansions=TOWER_VARIANT)
     agent = make_agent(spec, seed=1)
     check_fits(agent, config, spec)
     game = Game(config, seed=5)
@@ -49,7 +48,7 @@ def test_the_game_s_count_picks_the_file() -> None:
     family = position_value("linear")
     assert isinstance(family, PerPlayerCount)
     for players in (2, 3):
-        game = Game(GameConfig(players=players, expansions=TOWER), seed=11)
+        game = Game(GameConfig(players=players, expansions=TOWER_VARIANT), seed=11)
         own = LinearValue.load(PRETRAINED_DIR / LINEAR_FILES[players])
         assert family.final_scores(game) == own.final_scores(game)
         assert family.margin(game, 1) == own.margin(game, 1)
@@ -58,7 +57,7 @@ def test_the_game_s_count_picks_the_file() -> None:
 @pytest.mark.parametrize("spec", ["greedy:value=linear", "afterstate:pretrained", "mcts:sims=3,value=afterstate"])
 def test_a_count_without_a_file_is_refused_naming_the_counts(spec: str) -> None:
     with pytest.raises(ValueError, match=r"made for games of 2, 3, 4 players, not 5"):
-        check_fits(make_agent(spec, seed=0), GameConfig(players=5, expansions=TOWER), spec)
+        check_fits(make_agent(spec, seed=0), GameConfig(players=5, expansions=TOWER_VARIANT), spec)
 
 
 def test_the_network_refuses_another_expansion_set_at_its_count() -> None:
@@ -76,13 +75,13 @@ def test_the_shipped_files_are_the_ones_named() -> None:
 def test_the_long_run_s_network_is_made_for_two_players_of_the_tower_variant() -> None:
     net = position_value("afterstate_long")
     assert isinstance(net, PerPlayerCount) and net.counts == (2,)
-    assert getattr(net.for_players(2), "config") == GameConfig(players=2, expansions=TOWER).to_dict()  # noqa: B009
+    assert getattr(net.for_players(2), "config") == GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()  # noqa: B009
 
 
 def test_mcts_pretrained_is_its_search_written_out() -> None:
     """The named search plays the moves of the spec it stands for, decision for decision."""
     named, written = make_agent("mcts:pretrained", seed=4), make_agent(MCTS_PRETRAINED, seed=4)
-    game = Game(GameConfig(players=2, expansions=TOWER), seed=8)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=8)
     for _ in range(6):
         move = named.choose_action(game)
         assert move == written.choose_action(game)
@@ -91,7 +90,8 @@ def test_mcts_pretrained_is_its_search_written_out() -> None:
 
 def test_mcts_pretrained_refuses_another_player_count_naming_its_own() -> None:
     with pytest.raises(ValueError, match=r"afterstate_long value is made for games of 2 players, not 3"):
-        check_fits(make_agent("mcts:pretrained", seed=0), GameConfig(players=3, expansions=TOWER), "mcts:pretrained")
+        check_fits(make_agent("mcts:pretrained", seed=0), GameConfig(players=3, expansions=TOWER_VARIANT),
+                   "mcts:pretrained")
 
 
 @pytest.mark.parametrize(("spec", "message"), [

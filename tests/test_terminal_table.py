@@ -12,13 +12,13 @@ import pytest
 
 from agents import make_agent
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, Phase
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.engine.tiles import load_catalogue
 from carcassonne_env.play import PlaySession, option_label, placement_code
 from carcassonne_env.play.session import Chooser
 from carcassonne_env.play.terminal import TerminalPlay, rotation_groups
 from carcassonne_env.play.text_table import SPOT, board_lines
 
-ALL = ("tower", "black_tower", "watchtowers")
 NAMES = ["Red (you)", "Blue (random)"]
 
 
@@ -26,7 +26,7 @@ def _hint(spec: str) -> Chooser:
     return make_agent(spec, seed=0)
 
 
-def _played(seed: int, decisions: int, expansions: tuple[str, ...] = ALL) -> Game:
+def _played(seed: int, decisions: int, expansions: tuple[str, ...] = TOWER_VARIANT) -> Game:
     game = Game(GameConfig(players=2, expansions=expansions), seed=seed)
     agent = make_agent("random", seed=seed)
     for _ in range(decisions):
@@ -96,7 +96,7 @@ def test_a_placement_typed_by_the_labels_lands_where_the_labels_say(tmp_path: Pa
 
 
 def test_status_and_prompts_name_the_seats_not_p0(tmp_path: Path) -> None:
-    game = Game(GameConfig(players=2, expansions=ALL), seed=4)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=4)
     session = PlaySession(game, ["human", "greedy"], [None, make_agent("greedy", seed=1)])
     out = io.StringIO()
     TerminalPlay(session, tmp_path / "g.json", _hint, io.StringIO("quit\n"), out).run()
@@ -123,7 +123,7 @@ def test_alike_rotations_make_the_same_position_and_others_do_not() -> None:
     board and the same next choices; rotations of different groups differ in one or the other."""
     alike = 0
     for tile in load_catalogue().types:
-        game = Game(GameConfig(players=2, expansions=ALL), tile_order=(tile.id,))
+        game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), tile_order=(tile.id,))
         if game.current_tile is not tile:
             continue
         by_spot: dict[tuple[int, int], list[int]] = {}

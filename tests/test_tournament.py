@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.match import MatchError, play_match
 from training.arena.schedule import ScheduleError, gauntlet, round_robin
 from training.arena.tournament import GAMES_FILE, Settings, TournamentError, load_games, run
@@ -54,7 +55,7 @@ def test_impossible_schedules_are_refused(call, message: str) -> None:  # type: 
 
 
 def test_a_match_is_a_function_of_its_seed_and_replays_to_its_scores() -> None:
-    config = GameConfig(players=3, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=3, expansions=TOWER_VARIANT)
     first = play_match(config, ["random", "random", "random"], seed=11)
     again = play_match(config, ["random", "random", "random"], seed=11)
     assert first.record == again.record and first.scores == again.scores

@@ -20,11 +20,11 @@ from scenario import BLUE, FILLER, GREEN, RED, position, start
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, GameRecord
 from carcassonne_env.engine.actions import PASS
 from carcassonne_env.engine.black_tower import floor_supply
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 from training.arena.tournament import GAMES_FILE, Settings, run
 from training.arena.tower_stats import COUNTS, TowerCounts, tower_stats
 from training.cli.main import main as carcassonne
 
-ALL = ("tower", "black_tower", "watchtowers")
 SEATS = ["red", "blue", "green", "yellow"]
 
 
@@ -46,7 +46,7 @@ def tower_story() -> Game:
     * Blue caps the tower with a white floor (R56), the last tile: the game ends.
     """
     game = (
-        position(GameConfig(players=4, expansions=("tower", "black_tower")))
+        position(GameConfig(players=4, expansions=with_requirements("black_tower")))
         .tile("tower/F", -1, 0).tower(-1, 0, [FloorColour.NORMAL])
         .tile("base/C", 1, 0, rotation=1).follower(BLUE, 1, 0, 0)
         .tile("base/CFc.1", 2, 0)
@@ -134,7 +134,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``carcassonne tournament greedy greedy:fast=1 random --players 3 --seeds 1``: 3 games."""
     out = tmp_path_factory.mktemp("tower_stats") / "run"
     settings = Settings(agents=("greedy", "greedy:fast=1", "random"), seeds=1,
-                        config=GameConfig(players=3, expansions=ALL).to_dict())
+                        config=GameConfig(players=3, expansions=TOWER_VARIANT).to_dict())
     run(settings, out, workers=1, progress=False)
     return out
 

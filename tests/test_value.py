@@ -14,15 +14,15 @@ from agents.evaluation import END_NOW
 from agents.value import DEFAULT_WEIGHTS, FEATURES, LinearValue, design_row, player_features
 from carcassonne_env.engine import Action, Game, GameConfig
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.value import fit_linear as fit_value
 
-ALL = ("tower", "black_tower", "watchtowers")
 RED, BLUE = 0, 1
 
 
 def random_game(seed: int, players: int = 2, stop_after: int | None = None) -> Game:
     rng = random.Random(seed)
-    game = Game(GameConfig(players=players, expansions=ALL), seed=seed)
+    game = Game(GameConfig(players=players, expansions=TOWER_VARIANT), seed=seed)
     while not game.is_over and (stop_after is None or len(game.history) < stop_after):
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
@@ -62,7 +62,7 @@ def test_a_city_closed_this_turn_is_pending_and_an_open_one_is_final() -> None:
 
 
 def test_the_features_follow_the_rules_state() -> None:
-    game = Game(GameConfig(players=2, expansions=ALL), seed=3)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=3)
     f, end_now, t = player_features(game)
     assert t == pytest.approx(game.tiles_left / (game.tiles_left + game.tiles_placed))
     assert f[:, FEATURES.index("places_next")].tolist() == [1, 0]
@@ -126,7 +126,7 @@ def test_the_shipped_weights_load_and_are_documented() -> None:
 @pytest.mark.parametrize("spec", ["greedy:value=linear", "mcts:sims=20,value=linear",
                                   "mcts:sims=10,guide=1,rollout_turns=0,value=linear"])
 def test_agents_with_the_learned_value_play_legal_moves(spec: str) -> None:
-    game = Game(GameConfig(players=2, expansions=ALL), seed=1)
+    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=1)
     agents = [make_agent(spec, seed=0), make_agent("random", seed=1)]
     while not game.is_over and game.tiles_placed < 12:
         action = agents[game.current_player].choose_action(game)

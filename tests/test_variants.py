@@ -27,10 +27,11 @@ from carcassonne_env.engine import (
 )
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 
 N, B = FloorColour.NORMAL, FloorColour.BLACK
 TOWER = ("tower",)
-BLACK_TOWER = ("tower", "black_tower")
+BLACK_TOWER = with_requirements("black_tower")
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -246,8 +247,9 @@ def _e6_with_tower_top(cfg: GameConfig) -> Game:
 def test_watchtower_ignores_tower_followers_drops_the_tower_top_from_the_count() -> None:
     """§6 watchtower_ignores_tower_followers (D13, E6): the bonus is 8 by default and 6 under the
     flag; the road's 3 points are the same."""
-    default = _e6_with_tower_top(config(("tower", "watchtowers")))
-    ignoring = _e6_with_tower_top(config(("tower", "watchtowers"), watchtower_ignores_tower_followers=True))
+    expansions = with_requirements("tower", "watchtowers")
+    default = _e6_with_tower_top(config(expansions))
+    ignoring = _e6_with_tower_top(config(expansions, watchtower_ignores_tower_followers=True))
     assert default.scores == (8 + 3, 0, 0, 0)
     assert ignoring.scores == (6 + 3, 0, 0, 0)
 
@@ -269,7 +271,7 @@ def test_r50_black_tower_without_tower_names_the_expansions_field() -> None:
         GameConfig(players=2, expansions=("black_tower",))
     assert err.value.field == "expansions"
     with pytest.raises(ConfigError) as err:
-        GameConfig(players=2, expansions=("black_tower", "watchtowers"))
+        GameConfig(players=2, expansions=tuple(e for e in TOWER_VARIANT if e != "tower"))  # black_tower, no tower
     assert err.value.field == "expansions"
 
 
@@ -314,7 +316,7 @@ def test_expansion_variant_without_its_expansion_is_a_config_error(
 
 def test_variant_flags_are_off_by_default() -> None:
     """§6: all variants are off by default (and extra_foundation_tiles is 0)."""
-    cfg = GameConfig(players=4, expansions=("tower", "black_tower", "watchtowers"))
+    cfg = GameConfig(players=4, expansions=TOWER_VARIANT)
     for flag in [*TOWER_FLAGS, "black_tower_excludes_own_tile", "watchtower_ignores_tower_followers"]:
         assert getattr(cfg, flag) is False
     assert cfg.extra_foundation_tiles == 0

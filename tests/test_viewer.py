@@ -17,6 +17,7 @@ from PIL import Image
 
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.gif import game_frames, write_gif
 from carcassonne_env.environment.observation import Encoder
 from carcassonne_env.environment.render import render_rgb
@@ -24,7 +25,6 @@ from carcassonne_env.players import RandomAgent
 from carcassonne_env.viewer import RecordError, load_document, load_record, replay_html, write_replay_html
 from training.cli.main import main
 
-ALL = ("tower", "black_tower", "watchtowers")
 #: A word every description of an action of that kind contains.
 VERBS = {
     ActionKind.PLACE: "placed", ActionKind.DEPLOY: "put a", ActionKind.FLOOR: "floor on the tower",
@@ -33,7 +33,7 @@ VERBS = {
 }
 
 
-def _random_game(seed: int, players: int = 2, expansions: tuple[str, ...] = ALL) -> Game:
+def _random_game(seed: int, players: int = 2, expansions: tuple[str, ...] = TOWER_VARIANT) -> Game:
     game = Game(GameConfig(players=players, expansions=expansions), seed=seed)
     agents = [RandomAgent(seed=seed + s) for s in range(players)]
     while not game.is_over:

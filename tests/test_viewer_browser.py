@@ -18,6 +18,7 @@ from headless_chromium import chromium
 
 from agents import make_agent
 from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.viewer import Replayable, write_replay_html
 
 
@@ -30,7 +31,7 @@ def test_the_page_steps_to_the_end_and_shows_the_engines_final_board(browser: An
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    config = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
     game = Game(config, seed=3)
     agents = [make_agent("greedy", seed=1), make_agent("random", seed=2)]
     while not game.is_over:

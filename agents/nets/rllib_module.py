@@ -52,15 +52,17 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.typing import TensorType
 
 import carcassonne_env
-from agents.rllib import MASK_KEY, MODULE_ID, OBS_KEY
 
 from .board_net import OUTSIDE_CROP, BoardNet, LegalLogits
 from .legal_dist import LegalCategorical
 
-__all__ = ["MASK_KEY", "MODULE_ID", "OBS_KEY", "CarcassonneRLModule", "LegalActionDist", "RLlibObservationKeys",
+__all__ = ["MASK_KEY", "OBS_KEY", "CarcassonneRLModule", "LegalActionDist", "RLlibObservationKeys",
            "RecordedActionDist", "make_env", "pack_legal", "scatter_legal"]
 
-
+#: The observation keys RLlib's action-masking modules read: the env's observation, renamed from
+#: PettingZoo's ``"observation"`` (:class:`RLlibObservationKeys`), and its action mask, unrenamed.
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
 #: The ``model_config`` keys that are BoardNet's arguments.
 _NET_OPTIONS = ("channels", "blocks", "margin", "head_hidden")
 

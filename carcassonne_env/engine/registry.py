@@ -20,7 +20,7 @@ from .watchtowers import WatchtowersExpansion
 if TYPE_CHECKING:
     from .config import GameConfig
 
-__all__ = ["EXPANSIONS", "PLUGINS", "TILE_SETS", "build_expansions"]
+__all__ = ["EXPANSIONS", "PLUGINS", "TILE_SETS", "TOWER_VARIANT", "build_expansions", "with_requirements"]
 
 #: Plug-in per expansion name, in the fixed order in which games build them and call their hooks
 #: (an expansion comes after those it requires).
@@ -31,6 +31,25 @@ PLUGINS: dict[str, type[Expansion]] = {
 EXPANSIONS: tuple[str, ...] = tuple(PLUGINS)
 #: Tile-set names: the base game's, then those the expansions bring, in registry order.
 TILE_SETS: tuple[str, ...] = ("base", *(s for cls in PLUGINS.values() if (s := cls.tile_set) is not None))
+#: The tower variant: the base game with The Tower, Black Tower and The Watchtowers, the game the
+#: trainers, the tournament, the benchmarks and the shipped models default to. Every list of two or more
+#: expansions is named here (this, :func:`with_requirements`), never spelled out
+#: (tests/test_expansion_names.py).
+TOWER_VARIANT: tuple[str, ...] = (TowerExpansion.name, BlackTowerExpansion.name, WatchtowersExpansion.name)
+
+
+def with_requirements(*names: str) -> tuple[str, ...]:
+    """The expansions ``names`` and those they require (R50, transitively), in registry order: the
+    expansion list of the smallest game that has them all (``with_requirements("black_tower")`` is
+    tower and black tower). KeyError for a name that is no expansion."""
+    needed: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo.extend(PLUGINS[name].requires)
+    return tuple(name for name in EXPANSIONS if name in needed)
 
 
 @cache

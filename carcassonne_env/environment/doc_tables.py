@@ -8,6 +8,7 @@ that docs/env.md contains this output verbatim, so the page cannot drift from th
 from __future__ import annotations
 
 from ..engine import GameConfig
+from ..engine.registry import TOWER_VARIANT
 from .codec import ActionCodec
 from .layout import Layout
 from .options import DEFAULT_WINDOW
@@ -15,7 +16,7 @@ from .options import DEFAULT_WINDOW
 __all__ = ["DOCUMENTED_CONFIG", "tables"]
 
 #: The config whose layout docs/env.md shows.
-DOCUMENTED_CONFIG = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+DOCUMENTED_CONFIG = GameConfig(players=2, expansions=TOWER_VARIANT)
 
 
 def tables() -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from ..engine import GameRecord
 from .observation import Encoder
@@ -43,8 +44,6 @@ def game_frames(record: GameRecord, *, window: int = 31) -> list[np.ndarray]:
 
 def write_gif(record: GameRecord, path: str | Path, *, frame_ms: int = FRAME_MS, last_ms: int = LAST_FRAME_MS) -> int:
     """Write the GIF of ``record`` to ``path``; returns its frame count."""
-    from PIL import Image
-
     frames = game_frames(record)
     packed = [(f[..., 0].astype(np.uint32) << 16) | (f[..., 1].astype(np.uint32) << 8) | f[..., 2] for f in frames]
     colours = np.unique(np.concatenate([np.unique(p) for p in packed]))

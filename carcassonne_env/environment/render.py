@@ -1,4 +1,5 @@
-"""Pictures of the board with numpy only: ``rgb_array`` rendering and a minimal PNG writer.
+"""Pictures of the board: ``rgb_array`` rendering (numpy, with Pillow's own font for the labels) and
+PNG files (Pillow).
 
 :func:`render_rgb` draws the bounding box of the placed tiles from the encoder's master planes,
 :data:`TILE` pixels per tile (3×3 sub-cells), north up:
@@ -13,19 +14,25 @@
   on top as a disc on the square; bare foundations as an outlined square;
 * watchtowers as a letter (M meeple, A coat of arms, R road, O monastery, C city);
 * a score bar below the board: each seat's colour and score.
+
+Labels are drawn in the font Pillow ships (``ImageFont.load_default``: no system font, no download)
+without anti-aliasing, so every pixel of a picture is one of the palette's colours: a game's frames
+share one exact GIF palette (:mod:`.gif`).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
-import struct
-import zlib
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
+from PIL import Image, ImageDraw, ImageFont
 
 from .. import argtypes
 from ..engine import Game, GameConfig
+from ..engine.registry import TOWER_VARIANT
 from ..engine.subcells import anchor_cell
 from ..viewer.palette import FLOOR_COLOURS, NO_SEGMENT, SEAT_COLOURS, TERRAIN, WATCHTOWER_LETTERS
 from .codec import ActionCodec
@@ -41,26 +48,46 @@ SUB = 12
 TILE = 3 * SUB
 _BACKGROUND = (36, 38, 46)
 _INK = (16, 16, 16)
-#: 3×5 glyphs, rows top to bottom, bits left to right.
-_GLYPHS = {
-    "0": (7, 5, 5, 5, 7), "1": (2, 6, 2, 2, 7), "2": (7, 1, 7, 4, 7), "3": (7, 1, 7, 1, 7),
-    "4": (5, 5, 7, 1, 1), "5": (7, 4, 7, 1, 7), "6": (7, 4, 7, 5, 7), "7": (7, 1, 1, 1, 1),
-    "8": (7, 5, 7, 5, 7), "9": (7, 5, 7, 1, 7), "M": (5, 7, 7, 5, 5), "A": (2, 5, 7, 5, 5),
-    "R": (6, 5, 6, 5, 5), "O": (7, 5, 5, 5, 7), "C": (7, 4, 4, 4, 7),
-}
+#: The height on a black tower, and the scores.
+_LIGHT_INK = (250, 250, 250)
+_SCORE_INK = (240, 240, 240)
+_PENNANT = (30, 60, 200)
+#: The labels' fonts (:func:`_font`): a tower's height and a watchtower's letter in Pillow's bitmap
+#: font (size None), whose glyphs fit a sub-cell pixel for pixel; the scores in Aileron at this size.
+_TILE_LABEL: int | None = None
+_SCORE_SIZE = 16
 
 
-def _text(img: np.ndarray, text: str, top: int, left: int, scale: int, colour: tuple[int, int, int]) -> None:
-    """Draw ``text`` (glyphs of :data:`_GLYPHS`) with its top-left corner at (top, left)."""
-    for i, ch in enumerate(text):
-        rows = _GLYPHS[ch]
-        x0 = left + i * 4 * scale
-        for r, bits in enumerate(rows):
-            for c in range(3):
-                if bits >> (2 - c) & 1:
-                    y = top + r * scale
-                    x = x0 + c * scale
-                    img[y:y + scale, x:x + scale] = colour
+@functools.cache
+def _font(size: int | None) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    """Pillow's own fonts: its bitmap font (``size`` None), or Aileron, the scalable font it ships, at
+    ``size`` pixels."""
+    return ImageFont.load_default_imagefont() if size is None else ImageFont.load_default(size)
+
+
+@functools.cache
+def _ink(text: str, size: int | None) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], int]:
+    """The pixels (rows, columns) of ``text`` in :func:`_font` ``(size)``, without anti-aliasing,
+    relative to the middle of the ink's left edge; and the ink's width."""
+    font = _font(size)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text))
+    canvas = Image.new("1", (right - left, bottom - top))
+    draw = ImageDraw.Draw(canvas)
+    draw.fontmode = "1"  # no anti-aliasing: the ink is the one colour
+    draw.text((-left, -top), text, fill=1, font=font)
+    rows, cols = np.nonzero(np.asarray(canvas))
+    return rows - (rows.min() + rows.max() + 1) // 2, cols - cols.min(), int(cols.max() - cols.min() + 1)
+
+
+def _text(img: np.ndarray, text: str, row: int, column: int, size: int | None, colour: tuple[int, int, int],
+          *, centred: bool = True) -> None:
+    """Draw ``text`` (:func:`_ink`) centred on (``row``, ``column``), or centred on ``row`` from
+    ``column`` on when not ``centred``; clipped to the picture."""
+    rows, cols, width = _ink(text, size)
+    rows = rows + row
+    cols = cols + (column - width // 2 if centred else column)
+    inside = (rows >= 0) & (rows < img.shape[0]) & (cols >= 0) & (cols < img.shape[1])
+    img[rows[inside], cols[inside]] = colour
 
 
 def _disc(img: np.ndarray, cy: int, cx: int, radius: int, colour: tuple[int, int, int]) -> None:
@@ -99,7 +126,7 @@ def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> 
                 img[top + r * SUB:top + (r + 1) * SUB, left + c * SUB:left + (c + 1) * SUB] = colour
                 if s >= 0 and tile.segment_pennants[s] and st.cells[s][0] == 3 * r + c:
                     y0, x0 = top + r * SUB + 2, left + c * SUB + 2
-                    img[y0:y0 + 4, x0:x0 + 4] = (30, 60, 200)
+                    img[y0:y0 + 4, x0:x0 + 4] = _PENNANT
         if mirror.inside(x, y):
             mrow, mcol = 3 * (mirror.limit - y), 3 * (x + mirror.limit)
             for r in range(3):
@@ -109,7 +136,8 @@ def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> 
                     if not mirror.board[link_s, mrow + r, mcol + c] and (r < 2 or (x, y - 1) in mirror.index_at):
                         img[top + (r + 1) * SUB - 1, left + c * SUB:left + (c + 1) * SUB] = _INK
         if tile.watchtower is not None:
-            _text(img, WATCHTOWER_LETTERS[tile.watchtower.subject], top + SUB + 2, left + SUB + 3, 2, _INK)
+            _text(img, WATCHTOWER_LETTERS[tile.watchtower.subject], top + TILE // 2, left + TILE // 2, _TILE_LABEL,
+                  _INK)
     for f in game.followers():
         tile, rot = game.tile_at(f.x, f.y)[2:]  # type: ignore[index]
         first = anchor_cell(tile, rot, f.slot)
@@ -129,9 +157,9 @@ def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> 
                 continue
             square[:] = _INK
             square[1:-1, 1:-1] = FLOOR_COLOURS[colour]
-            text_colour = (250, 250, 250) if colour == 1 else _INK
-            height = str(st_tower.height(x, y))
-            _text(img, height, y0 + 5, x0 + 2 + 2 * (3 - len(height)), 1, text_colour)
+            text_colour = _LIGHT_INK if colour == 1 else _INK
+            _text(img, str(st_tower.height(x, y)), top + TILE // 2, left + TILE // 2, _TILE_LABEL,
+                  text_colour)
             owner = st_tower.top(x, y)
             if owner is not None:
                 _disc(img, y0 + 2, x0 + SUB + 1, SUB // 4, SEAT_COLOURS[owner])
@@ -139,24 +167,15 @@ def render_rgb(game: Game, encoder: Encoder, box: BoundingBox | None = None) -> 
     for p, score in enumerate(game.scores):
         left = SUB // 2 + p * 4 * SUB
         img[base:base + SUB, left:left + SUB] = SEAT_COLOURS[p]
-        _text(img, str(score), base + 1, left + SUB + 3, 2, (240, 240, 240))
+        _text(img, str(score), base + SUB // 2, left + SUB + 4, _SCORE_SIZE, _SCORE_INK, centred=False)
     return img
 
 
 def write_png(path: str | Path, image: np.ndarray) -> None:
-    """Save a uint8 (H, W, 3) array as an 8-bit RGB PNG (zlib only)."""
+    """Save a uint8 (H, W, 3) array as an 8-bit RGB PNG (Pillow)."""
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("expected a uint8 array of shape (H, W, 3)")
-    height, width = image.shape[:2]
-    raw = np.zeros((height, 1 + 3 * width), dtype=np.uint8)
-    raw[:, 1:] = image.reshape(height, 3 * width)
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw.tobytes(), 9)) + chunk(b"IEND", b"")
-    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + body)
+    Image.fromarray(image).save(Path(path), format="PNG")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -171,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m carcassonne_env.environment.render", description=main.__doc__)
     parser.add_argument("out", help="the PNG file to write")
     parser.add_argument("--players", type=int, default=3, help="2–6 (default %(default)s)")
-    parser.add_argument("--expansions", default="tower,black_tower,watchtowers")
+    parser.add_argument("--expansions", default=",".join(TOWER_VARIANT))
     parser.add_argument("--seed", type=argtypes.seed, default=0)
     parser.add_argument("--steps", type=argtypes.count, metavar="N",
                         help="stop after this many steps (default: none, the game is played to its end)")

@@ -26,6 +26,7 @@ import numpy as np
 from agents.spec import make_agent
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.actions import ActionKind
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 BLUNDER = 5.0
 
@@ -40,7 +41,7 @@ def main() -> None:
     p.add_argument("--out", help="write the table as JSON here too")
     a = p.parse_args()
 
-    config = GameConfig(expansions=("tower", "black_tower", "watchtowers"))  # the CLI's default game
+    config = GameConfig(expansions=TOWER_VARIANT)  # the CLI's default game
     pile_rng = np.random.default_rng(a.seed)
     regrets: dict[tuple[str, str], list[float]] = defaultdict(list)
     blunders: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))  # by chosen, best kind

@@ -1,5 +1,5 @@
 """Check, or write afresh, the manifest of the shipped models (``agents/pretrained/manifest.json``,
-:mod:`agents.manifest`): run it with ``--write`` after adding, replacing or removing a file there.
+:mod:`agents.manifest_writer`): run it with ``--write`` after adding, replacing or removing a file there.
 
     python scripts/maintainer/pretrained_manifest.py [--write]
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.manifest import MANIFEST_NAME, PRETRAINED_DIR, differences, write_manifest
+from agents.manifest import MANIFEST_NAME, PRETRAINED_DIR
+from agents.manifest_writer import differences, write_manifest
 
 
 def main() -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from faults.helpers import assert_clear_error, cli
 
 T = ["tournament", "random", "greedy", "--seeds", "1", "--expansions", "", "--no-progress"]
@@ -516,7 +517,7 @@ def test_a_value_model_made_for_another_game_configuration_is_refused_naming_bot
     from carcassonne_env.engine import GameConfig
 
     monkeypatch.chdir(tmp_path)
-    net = _value_net(tmp_path / "v.npz", GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))
+    net = _value_net(tmp_path / "v.npz", GameConfig(players=2, expansions=TOWER_VARIANT)
                      .to_dict())
     spec = spec.replace("@NET", str(net))
     players = next((word for word in wanted.split() if word.isdigit()), "2")  # the game's player count

@@ -15,6 +15,7 @@ import pytest
 from agents.isolation import hidden_position
 from agents.spec import _REGISTRY, AgentSpecError, make_agent
 from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.players import RandomAgent
 from faults.helpers import BASE_2P, bad
 from faults.hostile_agents import spy_log
@@ -137,7 +138,7 @@ def test_play_announces_the_real_scores_of_a_game_against_a_saboteur(capsys: pyt
     from training.cli.main import main
 
     assert main(["play", hostile("Saboteur"), "random", "--seed", "3", "--quiet"]) == 0
-    tower = GameConfig(players=2, expansions=("tower", "black_tower", "watchtowers"))  # play's default
+    tower = GameConfig(players=2, expansions=TOWER_VARIANT)  # play's default
     expected = play_match(tower, [hostile("Saboteur"), "random"], seed=3).scores
     assert f"final scores {list(expected)}" in capsys.readouterr().out and max(expected) < 1000
 

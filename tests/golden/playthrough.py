@@ -37,13 +37,13 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_env.engine import Action, Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 
 __all__ = ["CASES", "GOLDEN_DIR", "REGENERATE", "GoldenCase", "golden_path", "legal_digest", "playthrough_lines"]
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 REGENERATE = "python -m tests.golden.regenerate"
 
-_ALL = ("tower", "black_tower", "watchtowers")
 
 
 @dataclass(frozen=True)
@@ -62,19 +62,20 @@ CASES: tuple[GoldenCase, ...] = (
     GoldenCase("base_4p", GameConfig(players=4), 117, "base game with farmers; a discard (R13) and a shared win (R30)"),
     GoldenCase(
         "tower_black_watchtowers_2p",
-        GameConfig(players=2, expansions=_ALL),
+        GameConfig(players=2, expansions=TOWER_VARIANT),
         11,
         "tower, black tower and watchtowers; captures, tower tops, ransoms, every floor colour",
     ),
     GoldenCase(
         "all_variants_3p",
-        GameConfig(players=3, expansions=_ALL, no_ransom=True, capture_opponents_only=True, tower_range_manhattan=True),
+        GameConfig(players=3, expansions=TOWER_VARIANT, no_ransom=True, capture_opponents_only=True,
+                   tower_range_manhattan=True),
         20,
         "all expansions with no_ransom, capture_opponents_only, tower_range_manhattan; many captures",
     ),
     GoldenCase(
         "all_6p",
-        GameConfig(players=6, expansions=_ALL),
+        GameConfig(players=6, expansions=TOWER_VARIANT),
         23,
         "all expansions, 6 players; captures, tower tops, ransoms",
     ),

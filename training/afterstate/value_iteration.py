@@ -70,6 +70,7 @@ from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
 from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena import tournament
 from training.arena.anchors import rate_against_anchors
 from training.arena.backends import BACKENDS, make_backend
@@ -100,7 +101,7 @@ class Settings:
     """Seeds the tile orders of self-play and gates, the agents' tie-breaks and the fits."""
     players: int = 2
     """Players per game (2–6)."""
-    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    expansions: tuple[str, ...] = TOWER_VARIANT
     """Expansions in play (the 2-player tower variant by default)."""
     generations: int = 8
     """Generations to train in total; --resume continues up to it (raise it to train longer)."""

@@ -27,18 +27,18 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
 from agents.isolation import ctrl_c_blocked
 
+from .ctrl_c import ctrl_c_deferred
 from .match import play_match_data
 from .schedule import Fixture
 
 __all__ = [
-    "BACKENDS", "DEFAULT_WORKERS", "Backend", "GameStream", "WorkerLost", "ctrl_c_deferred", "in_workers", "inline",
+    "BACKENDS", "DEFAULT_WORKERS", "Backend", "GameStream", "WorkerLost", "in_workers", "inline",
     "make_backend", "process_pool", "ray_tasks", "single_threaded",
 ]
 
@@ -260,23 +260,6 @@ def _portable(error: BaseException) -> BaseException:
     except Exception:
         return RuntimeError(f"{type(error).__name__}: {error}")
     return error
-
-
-@contextmanager
-def ctrl_c_deferred() -> Iterator[list[int]]:
-    """Ctrl-C held back for the block (in the main thread, the only one Python interrupts): the list
-    yielded records each one, and one pressed meanwhile is raised as KeyboardInterrupt after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield []
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield caught
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
-    if caught:
-        raise KeyboardInterrupt
 
 
 def _stop(pool: Sequence[_Worker], at_once: bool) -> None:

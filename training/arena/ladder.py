@@ -53,6 +53,7 @@ from agents import make_agent
 from agents.compat import check_fits
 from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.jsonio import loads, read_line
 
 from .storage import atomic_write_bytes, dumps
@@ -72,7 +73,7 @@ RESERVES = ("greedy:fast=1", "mcts:sims=50", "mcts:sims=100", "mcts:sims=200")
 #: ``carcassonne evaluate``'s tile orders per table by player count: a first evaluation (which also
 #: plays the ladder's own games) takes about 10 minutes on 2 cores (docs/tournament.md).
 DEFAULT_SEEDS: Mapping[int, int] = {2: 100, 3: 20, 4: 16, 5: 20, 6: 9}
-EXPANSIONS = ("tower", "black_tower", "watchtowers")
+EXPANSIONS = TOWER_VARIANT
 #: The shipped store (module docstring).
 SHIPPED = Path(__file__).with_name("ladder_games.jsonl.gz")
 _FORMAT = "carcassonne ladder games 1"

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+from .ctrl_c import ctrl_c_deferred
+
 __all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "local_options", "ray_session"]
 
 #: How long an address may take to accept a connection.
@@ -79,8 +81,6 @@ def ray_session(address: str | None = None, num_cpus: int | None = None,
         yield ray
         return
     from agents.isolation import ctrl_c_blocked
-
-    from .backends import ctrl_c_deferred
 
     kwargs = local_options(num_cpus, object_store_bytes) if address is None else {"address": address}
     try:

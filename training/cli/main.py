@@ -23,6 +23,7 @@ from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
 from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlayError
 from carcassonne_env.play.terminal import TableInterrupted
 from carcassonne_env.players import EngineAgent
@@ -40,7 +41,7 @@ from .interrupt import INTERRUPTED, caused_by_ctrl_c, command_name, interrupted,
 
 __all__ = ["BENCH_GAMES", "BENCH_WORKERS", "TOURNAMENT_SEEDS", "build_parser", "main", "version"]
 
-_DEFAULT_EXPANSIONS = "tower,black_tower,watchtowers"
+_DEFAULT_EXPANSIONS = ",".join(TOWER_VARIANT)
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
               "mcts:pretrained, afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or "
               "path/to/file.py:Class")

@@ -76,6 +76,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.jsonio import load
 from training.arena.anchors import rate_against_anchors
 from training.checks import (
@@ -117,7 +118,7 @@ class Settings:
     """The search agent to imitate (an agent spec; one that values actions gives soft targets)."""
     players: int = 2
     """Players per game (2–6)."""
-    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    expansions: tuple[str, ...] = TOWER_VARIANT
     """Expansions in play (the 2-player tower variant by default)."""
     rounds: int = 3
     """DAgger rounds in total (round 0: the teacher plays); --resume continues up to it."""

@@ -49,6 +49,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from carcassonne_env.engine.registry import TOWER_VARIANT
+
 __all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "object_store_bytes", "step_bytes", "train"]
 
 #: The name the env is registered under in Ray's registry.
@@ -82,7 +84,7 @@ class Settings:
     """Seeds the model, the env runners' envs and the evaluation's agents."""
     players: int = 2
     """Players per game (2–6); every seat is the learner (shared policy)."""
-    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    expansions: tuple[str, ...] = TOWER_VARIANT
     """Expansions in play (the 2-player tower variant by default)."""
     window: int = 31
     """Board window W of the observations (docs/env.md)."""

@@ -25,13 +25,14 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 from agents.nets.policy import CarcassonnePolicy
 from carcassonne_env import argtypes
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import SingleAgentEnv
 from training.cli.dialect import refuse_old_spellings
 
 from .ppo import ppo_kwargs
 from .threads import free_cores
 
-EXPANSIONS = ("tower", "black_tower", "watchtowers")
+EXPANSIONS = TOWER_VARIANT
 
 
 class TimedVecEnv(VecEnvWrapper):

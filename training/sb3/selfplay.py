@@ -56,6 +56,7 @@ import numpy as np
 
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, Origin, check_spec, make_agent
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.arena.storage import atomic_path, atomic_write_text, dumps, file_sha256
 from training.checks import (
@@ -84,7 +85,7 @@ class Settings:
     """Seeds the model, the envs, the opponent draws and the demonstrations."""
     players: int = 2
     """Players per game (2–6); the learner takes one seat, drawn every episode."""
-    expansions: tuple[str, ...] = ("tower", "black_tower", "watchtowers")
+    expansions: tuple[str, ...] = TOWER_VARIANT
     """Expansions in play (the 2-player tower variant by default)."""
     total_steps: int = 20_000
     """Learner decisions (env steps) of PPO in total, counting all envs; resume continues to it."""
