@@ -68,7 +68,7 @@ echo "== the rules on the engine's Python source (the main run below uses the co
 CARCASSONNE_PURE_PYTHON=1 python -m pytest -q -n 2 -p no:cacheprovider \
   tests/test_rules_base.py tests/test_rules_tower.py tests/test_rules_black_tower.py tests/test_rules_watchtowers.py \
   tests/test_golden_playthroughs.py tests/test_playouts.py tests/test_save_load.py tests/test_persistence.py \
-  tests/test_engine_api.py tests/test_engine_end_now.py tests/test_engine_interface.py tests/test_bad_input.py \
+  tests/test_engine_api.py tests/test_engine_end_now.py tests/test_engine_interface.py tests/test_bad_arguments.py \
   tests/test_variants.py tests/test_score_log.py tests/test_expansion_plugins.py tests/test_save_validation.py \
   tests/test_place_undo.py tests/test_frontier_slots.py tests/test_random_playout.py
 joined "setup: the compiled core"

@@ -23,6 +23,6 @@ fi
 CARCASSONNE_PURE_PYTHON=1 "$venv/bin/python" -m pip install -q . -c <(printf 'numpy==1.24.0\ngymnasium==1.0.0\npettingzoo==1.27.0\n')
 "$venv/bin/python" -m pip check
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" \
-  tests/test_engine_api.py tests/test_save_load.py tests/test_rules_base.py tests/test_bad_input.py \
+  tests/test_engine_api.py tests/test_save_load.py tests/test_rules_base.py tests/test_bad_arguments.py \
   tests/test_env_api.py tests/test_env_observation.py tests/test_env_mask.py tests/test_env_codec.py \
   tests/test_env_single_agent.py tests/test_env_pickling.py tests/test_players.py "$@"

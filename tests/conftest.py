@@ -17,6 +17,34 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
+#: A test that takes longer than this on an idle machine is marked ``slow``: ``-m "not slow"`` is the
+#: contributors' quick run.
+SLOW_SECONDS = 10.0
+#: The guard's bound: an unmarked test that runs longer fails, naming the marker. Two and a half times
+#: :data:`SLOW_SECONDS`, because CI runs two xdist workers on two cores (a test's time there is up to
+#: twice its idle time); ``CARCASSONNE_SLOW_GUARD`` sets it (the guard's own test).
+GUARD_SECONDS = float(os.environ.get("CARCASSONNE_SLOW_GUARD", 2.5 * SLOW_SECONDS))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+    """Fail a passing test that ran over :data:`GUARD_SECONDS` without the ``slow`` marker."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if (report.when == "call" and report.passed and report.duration > GUARD_SECONDS
+            and item.get_closest_marker("slow") is None):
+        report.outcome = "failed"
+        report.longrepr = (f"an unmarked slow test: it took {report.duration:.1f} s (the guard is "
+                           f"{GUARD_SECONDS:g} s); mark it @pytest.mark.slow (every test over {SLOW_SECONDS:g} s "
+                           "on an idle machine is)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Notebooks run as tests (nbmake) are slow by nature: each starts a kernel and trains or plays."""
+    for item in items:
+        if str(item.fspath).endswith(".ipynb"):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def ray_local() -> Iterator[Any]:

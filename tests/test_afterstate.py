@@ -334,6 +334,9 @@ TINY = ("quick", "--expansions", "", "--games-per-generation", "2", "--gate-seed
         "--anchors", "random", "--epochs", "2", "--workers", "1", "--no-progress")
 
 
+@pytest.mark.slow
+
+
 def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None:
     out = tmp_path / "run"
     first = run_cli(*TINY, "--out", str(out), "--generations", "1")
@@ -352,6 +355,9 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     assert [h["generation"] for h in state["history"]] == [0, 1, 2]
     rows = (out / "curve.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[0].startswith("generation,admitted,hours,best")
+
+
+@pytest.mark.slow
 
 
 def test_a_run_that_kept_only_its_state_and_admitted_networks_plays_its_lost_games_again(tmp_path: Path) -> None:
@@ -423,6 +429,9 @@ def test_bad_settings_are_refused_by_name(tmp_path: Path, flag: str, value: str,
     result = run_cli("quick", "--out", str(tmp_path / "x"), flag, value)
     assert result.returncode != 0
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
 
 
 def test_a_tiny_three_player_run_gates_with_a_gauntlet(tmp_path: Path) -> None:

@@ -25,6 +25,9 @@ class FirstLegal:
 '''
 
 
+@pytest.mark.slow
+
+
 def test_tiny_tournament_in_two_worker_processes_writes_replayable_games(tmp_path: Path) -> None:
     agent_file = tmp_path / "first.py"
     agent_file.write_text(USER_AGENT)
@@ -141,6 +144,9 @@ def small_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("CARCASSONNE_CACHE", str(tmp_path / "cache"))
     (tmp_path / "first.py").write_text(USER_AGENT)
     return f"{tmp_path / 'first.py'}:FirstLegal"
+
+
+@pytest.mark.slow
 
 
 def test_evaluate_with_stored_ladder_games_reports_what_the_full_round_robin_reports(

@@ -383,6 +383,9 @@ TINY = ("quick", "--decisions", "150", "--channels", "8", "--blocks", "1", "--he
         "--eval-seeds", "1", "--anchors", "random", "--workers", "1", "--threads", "1", "--no-progress")
 
 
+@pytest.mark.slow
+
+
 def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None:
     out = tmp_path / "run"
     first = run_cli(*TINY, "--out", str(out), "--rounds", "1")

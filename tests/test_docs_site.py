@@ -32,6 +32,9 @@ def _mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
                           timeout=600)
 
 
+@pytest.mark.slow
+
+
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     from training.cli.reference import command_helps
 

@@ -77,6 +77,9 @@ def test_end_now_equals_finishing_a_copy(combination: str, players: int) -> None
     assert positions > 150
 
 
+@pytest.mark.slow
+
+
 def test_end_now_along_search_lines() -> None:
     """Every line of a turn (each T3/T4 option after each placement), as greedy searches them, on
     clones that share the board group with their parent; ``scores_if_ended_after`` of every

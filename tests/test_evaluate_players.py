@@ -148,6 +148,7 @@ def test_what_cannot_be_evaluated_is_refused_in_one_line(argv: list[str], tmp_pa
 
 
 # ------------------------------------------------------------------------------ 3 and 4 players, stored games
+@pytest.mark.slow
 def test_a_three_player_evaluation_takes_the_ladders_games_from_the_cache(
         agents: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played: list[int],
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,6 +171,9 @@ def test_a_three_player_evaluation_takes_the_ladders_games_from_the_cache(
     with (tmp_path / "cached" / "ratings.csv").open() as f:
         ratings = {row["agent"]: float(row["elo"]) for row in csv.DictReader(f)}
     assert set(ratings) == {first, "random", "greedy:fast=1", last} and ratings["random"] == 0.0
+
+
+@pytest.mark.slow
 
 
 def test_a_three_player_store_is_never_read_for_four_players(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_afterstate import ALL, one_layer_net, random_game
+from test_afterstate import one_layer_net, random_game
 
 from agents import AgentSpecError, make_agent
 from agents.afterstate import AfterstateAgent, pretrained_nets
@@ -18,6 +18,7 @@ from agents.evaluation import margins
 from agents.first_place import FirstPlaceChance, first_place_chance, spread_of_residuals
 from agents.nets.value_net import INPUTS
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.afterstate import value_iteration as vi
 
 
@@ -98,7 +99,7 @@ def test_the_spread_is_read_back_from_residuals_of_known_noise() -> None:
 def test_an_afterstate_agent_aims_at_first_place_with_its_networks_spread_from_three_players() -> None:
     weights = np.random.default_rng(2).normal(size=len(INPUTS))
     for players, expected in ((2, "margin"), (3, "first"), (4, "first")):
-        config = GameConfig(players=players, expansions=ALL).to_dict()
+        config = GameConfig(players=players, expansions=TOWER_VARIANT).to_dict()
         net = one_layer_net(weights, 0.0, config)
         game = random_game(7, players=players, stop_after=20)
         for spread, info, aim in ((None, {"spread": 18.0}, expected), (None, {}, "margin"),
@@ -122,8 +123,8 @@ def test_the_trainer_records_the_spread_and_its_agents_aim_at_the_margin(tmp_pat
     assert vi._spec_of("a.npz", fast=False, players=3) == "afterstate:a.npz,spread=0"
     assert vi._spec_of("a.npz", fast=True, players=2) == "afterstate:a.npz,fast=1"
     # a spread is measured on games of one count: adopting a network for another count drops it
-    two = replace(one_layer_net(np.zeros(len(INPUTS)), 0.0, GameConfig(players=2, expansions=ALL).to_dict()),
+    two = replace(one_layer_net(np.zeros(len(INPUTS)), 0.0, GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()),
                   info={"spread": 30.0})
     two.save(tmp_path / "two.npz")
-    adopted = vi.adopted_init(str(tmp_path / "two.npz"), GameConfig(players=3, expansions=ALL).to_dict())
+    adopted = vi.adopted_init(str(tmp_path / "two.npz"), GameConfig(players=3, expansions=TOWER_VARIANT).to_dict())
     assert "spread" not in adopted.info

@@ -30,6 +30,9 @@ def tournament(out: Path, *specs: str) -> Path:
     return out
 
 
+@pytest.mark.slow
+
+
 def test_a_head_to_heads_share_is_the_candidates_score_share_and_pairs_pool(
         paired: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     greedy = tournament(tmp_path / "greedy", "greedy", "random")

@@ -52,6 +52,7 @@ def test_a_tournament_on_two_nodes_loses_one_and_plays_every_game_once(ray_clust
 
 
 @pytest.mark.xdist_group("ray")
+@pytest.mark.slow
 def test_training_samples_on_every_node_survives_losing_one_and_resumes_from_its_checkpoint(
     ray_cluster: Any, tmp_path: Path
 ) -> None:

@@ -203,6 +203,7 @@ def test_a_module_checkpoint_saved_before_the_legal_action_distributions_loads_p
 
 
 @pytest.mark.xdist_group("ray")
+@pytest.mark.slow
 def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_agent(
     ray_local: Any, tmp_path: Path
 ) -> None:
@@ -277,6 +278,7 @@ def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: A
 
 
 @pytest.mark.xdist_group("ray")
+@pytest.mark.slow
 def test_with_no_kl_penalty_the_env_runners_keep_one_number_instead_of_the_logits(ray_local: Any,
                                                                                   one_torch_thread: None) -> None:
     """``--kl-coeff 0``: PPO without its KL penalty (as SB3's MaskablePPO) never reads the N logits

@@ -36,6 +36,9 @@ def _train(out: Path, steps: int, *extra: str) -> subprocess.CompletedProcess[st
                           cwd=Path(__file__).resolve().parents[1])
 
 
+@pytest.mark.slow
+
+
 def test_training_writes_a_checkpoint_that_plays_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     first = _train(out, 256)
@@ -109,6 +112,9 @@ def test_a_bad_imitation_teacher_is_a_clear_error(tmp_path: Path) -> None:
     assert "--imitation-teacher" in result.stderr and "nowhere.json" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "checkpoint.zip").exists()
+
+
+@pytest.mark.slow
 
 
 def test_training_a_residual_policy_over_a_prior_writes_an_agent_that_computes_the_prior(tmp_path: Path) -> None:

@@ -90,6 +90,9 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return out
 
 
+@pytest.mark.slow
+
+
 def test_a_wheel_installed_in_a_fresh_venv_runs_the_compiled_core(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("CARCASSONNE_PURE_PYTHON", "PYTHONPATH")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"

@@ -19,10 +19,6 @@ OUTCOMES = ("tried", "clear error", "handled", "silent", "traceback", "hang", "d
 _COUNTS: Counter[str] = Counter()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fault(outcome, count=1): a fault case counted by the census")
-
-
 def _failure(report: pytest.TestReport) -> str:
     text = str(report.longrepr)
     crash = getattr(report.longrepr, "reprcrash", None)

@@ -39,6 +39,7 @@ def _games(out: Path) -> list[tuple[int, list[int], list[list[int]]]]:
 
 
 @pytest.mark.fault("handled", count=TOURNAMENT_KILLS)
+@pytest.mark.slow
 def test_a_tournament_killed_at_random_moments_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
     in_a_fresh_process(_kill_tournaments, tmp_path)
 
@@ -112,6 +113,7 @@ TINY_TRAINER = ["--n-envs", "1", "--n-steps", "8", "--batch-size", "8", "--n-epo
 
 
 @pytest.mark.fault("handled", count=2)
+@pytest.mark.slow
 def test_the_trainer_killed_twice_resumes_to_its_total_steps(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "run"
