@@ -229,7 +229,7 @@ def test_a_linear_value_holding_a_pickle_is_refused_not_unpickled(tmp_path: Path
 def test_a_fit_checkpoint_holding_a_pickle_is_refused_in_one_line_not_unpickled(tmp_path: Path) -> None:
     import torch
 
-    from training.checks import SettingError
+    from training.common.settings import SettingError
     from training.distill import policy_distillation as pd
 
     torch.set_num_threads(1)

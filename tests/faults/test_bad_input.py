@@ -460,7 +460,8 @@ def test_a_trainer_resume_refuses_changed_run_settings(tmp_path: Path, flags: li
     pytest.importorskip("sb3_contrib")
     from dataclasses import asdict
 
-    from training.sb3.selfplay import PRESETS, main, save_checkpoint
+    from training.common.checkpoints import save_checkpoint
+    from training.sb3.selfplay import PRESETS, main
 
     out = tmp_path / "run"
     out.mkdir()

@@ -52,8 +52,8 @@ from agents.compat import check_fits
 from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.jsonio import loads, read_line
+from training.common.storage import atomic_write_bytes, dumps
 
-from .storage import atomic_write_bytes, dumps
 from .tournament import Settings, load_games, played_by, verify_game
 
 __all__ = [

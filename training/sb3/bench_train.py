@@ -27,9 +27,9 @@ from carcassonne_env import argtypes
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.environment import SingleAgentEnv
 from training.cli.dialect import refuse_old_spellings
+from training.common.threads import free_cores
 
 from .ppo import ppo_kwargs
-from .threads import free_cores
 
 EXPANSIONS = ("tower", "black_tower", "watchtowers")
 
