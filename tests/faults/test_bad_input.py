@@ -377,7 +377,7 @@ def test_an_unknown_trainer_preset_is_refused(capsys: pytest.CaptureFixture[str]
     (["--init", "nosuch"], "nosuch"),
     (["--init", "@DIR/none.npz"], "no value network"),
     (["--anchors", "nosuch"], "nosuch"),
-    (["--anchors", ""], "--anchors needs at least one agent spec"),
+    (["--anchors", ""], "--anchors: needs at least one agent spec"),
     (["--anchors"], "--anchors takes one comma-separated list"),
     (["--out", "@FILE"], "--out"),
     (["--players", "5", "--anchors", "greedy:value=linear"], "2, 3, 4 players, not 5"),

@@ -166,7 +166,6 @@ class Settings(PPOSettings):
             check_agents("prior", [self.prior], config)
 
 
-
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("≤ 5 minutes on 2 CPU cores: imitation of greedy, then 30k PPO steps, mostly against random.",
               Settings(out="runs/ppo/quick", total_steps=30_000, learning_rate=1e-4, ent_coef=0.003,
