@@ -2,7 +2,7 @@
 
 One compute thread per process: CI runs pytest with two xdist workers on two cores; torch's default
 of one thread per core would make each worker fight the other for both cores (several times slower
-than one thread each, see training/sb3/threads.py). Set before any test imports torch or numpy's BLAS.
+than one thread each, see training/common/threads.py). Set before any test imports torch or numpy's BLAS.
 """
 
 from __future__ import annotations

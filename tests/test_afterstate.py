@@ -27,6 +27,7 @@ from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.engine.tiles import SegmentKind
 from training.afterstate import value_iteration as vi
 from training.arena import tournament
+from training.common.gate import gate_passes
 
 REPO = Path(__file__).resolve().parents[1]
 RED, BLUE = 0, 1
@@ -298,12 +299,12 @@ def test_the_gate() -> None:
     wins = [pair(g, 50, 40, s) for g in range(30) for s in (False, True)]
     split = [pair(g, 50, 40, s) if g % 2 else pair(g, 40, 50, s) for g in range(30) for s in (False, True)]
     seat_luck = [pair(g, 50, 40, s) if s else pair(g, 40, 50, s) for g in range(30) for s in (False, True)]
-    assert vi.gate_passes(wins, "a", "b", None)[0]
-    assert vi.gate_passes(wins, "a", "b", None)[1]["score"] == 1.0
-    assert not vi.gate_passes(split, "a", "b", None)[0]
-    assert not vi.gate_passes(seat_luck, "a", "b", None)[0]  # every pair split: score ½ exactly
-    assert vi.gate_passes(seat_luck, "a", "b", "H1")[0]  # the SPRT's decision rules when it has one
-    assert not vi.gate_passes(wins, "a", "b", "H0")[0]
+    assert gate_passes(wins, "a", "b", None)[0]
+    assert gate_passes(wins, "a", "b", None)[1]["score"] == 1.0
+    assert not gate_passes(split, "a", "b", None)[0]
+    assert not gate_passes(seat_luck, "a", "b", None)[0]  # every pair split: score ½ exactly
+    assert gate_passes(seat_luck, "a", "b", "H1")[0]  # the SPRT's decision rules when it has one
+    assert not gate_passes(wins, "a", "b", "H0")[0]
 
 
 def table(group: int, rotation: int, a_first: bool) -> dict[str, object]:
@@ -318,11 +319,11 @@ def test_the_gate_of_three_players_asks_more_than_an_equal_share() -> None:
     half of them passes the gate, as it would not at two players; winning a third does not."""
     half = [table(g, r, a_first=g % 2 == 0) for g in range(40) for r in range(3)]
     third = [table(g, r, a_first=r == 0) for g in range(40) for r in range(3)]
-    assert vi.gate_passes(half, "a", "b", None, players=3)[1]["score"] == 0.5
-    assert vi.gate_passes(half, "a", "b", None, players=3)[0]
-    assert not vi.gate_passes(half, "a", "b", None, players=2)[0]
-    assert abs(vi.gate_passes(third, "a", "b", None, players=3)[1]["score"] - 1 / 3) < 1e-9
-    assert not vi.gate_passes(third, "a", "b", None, players=3)[0]
+    assert gate_passes(half, "a", "b", None, players=3)[1]["score"] == 0.5
+    assert gate_passes(half, "a", "b", None, players=3)[0]
+    assert not gate_passes(half, "a", "b", None, players=2)[0]
+    assert abs(gate_passes(third, "a", "b", None, players=3)[1]["score"] - 1 / 3) < 1e-9
+    assert not gate_passes(third, "a", "b", None, players=3)[0]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -419,9 +420,9 @@ def test_a_run_stopped_inside_a_step_keeps_the_time_it_spent(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [
-    ("--games-per-generation", "0", "--games-per-generation must be at least 1"),
-    ("--players", "7", "--players / --expansions"),
-    ("--td-lambda", "1.5", "--td-lambda must be in [0, 1]"),
+    ("--games-per-generation", "0", "--games-per-generation: must be a positive integer"),
+    ("--players", "7", "--players/--expansions"),
+    ("--td-lambda", "1.5", "--td-lambda: must be in [0, 1]"),
     ("--init", "nowhere.npz", "no value network at nowhere.npz"),
     ("--anchors", "bogus", "agent 'bogus'"),
 ])

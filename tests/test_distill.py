@@ -17,9 +17,13 @@ import pytest
 
 from agents import GreedyAgent, make_agent
 from carcassonne_env.engine.registry import TOWER_VARIANT
-from training.arena.anchors import rate_against_anchors
-from training.checks import SettingError
+from training.common import progress
+from training.common.evaluation import rate_against_anchors
+from training.common.settings import SettingError
+from training.distill import fit as distill_fit
 from training.distill import policy_distillation as pd
+from training.distill.samples import SampleBuilder, Samples, collect_round
+from training.distill.student import start_from
 from training.sb3.imitation import labelled_games
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,7 +59,7 @@ def test_dagger_labels_the_student_seats_with_the_teachers_values() -> None:
         return Recording(agent, log) if spec == "random" else agent
 
     temperature = 2.0
-    samples = pd.collect_round(BASE, 300, seed=4, teacher="greedy", student="random", student_share=0.5,
+    samples = collect_round(BASE, 300, seed=4, teacher="greedy", student="random", student_share=0.5,
                                temperature=temperature, round_index=1, make_agent=agents)
     student = np.flatnonzero(~samples.by_teacher)
     assert len(student) == len(log) > 50 and samples.by_teacher.any()
@@ -75,10 +79,10 @@ def test_dagger_labels_the_student_seats_with_the_teachers_values() -> None:
 
 
 def test_every_game_of_a_later_round_seats_the_student() -> None:
-    samples = pd.collect_round(BASE, 400, seed=1, teacher="greedy", student="random", student_share=0.01)
+    samples = collect_round(BASE, 400, seed=1, teacher="greedy", student="random", student_share=0.01)
     for game in np.unique(samples.games):
         assert (~samples.by_teacher[samples.games == game]).any()
-    round0 = pd.collect_round(BASE, 100, seed=1, teacher="greedy")
+    round0 = collect_round(BASE, 100, seed=1, teacher="greedy")
     assert round0.by_teacher.all()
 
 
@@ -91,15 +95,15 @@ def test_compression_round_trips_exactly(tmp_path: Path) -> None:
                            partners=("random",), teacher_share=0.5, label_all=True)
     parts, decisions = [], []
     for _ in range(2):
-        builder = pd.SampleBuilder(env.codec.n, slice(phase.start, phase.start + 3))
+        builder = SampleBuilder(env.codec.n, slice(phase.start, phase.start + 3))
         seed, labelled, final = next(games)
         for d in labelled:
             builder.add(d, final[d.seat], seed)
         parts.append(builder.build(0))
         decisions.extend(labelled)
-    samples = pd.Samples.concatenate(parts)
+    samples = Samples.concatenate(parts)
     samples.save(tmp_path / "s.npz")
-    for data in (samples, pd.Samples.load(tmp_path / "s.npz")):
+    for data in (samples, Samples.load(tmp_path / "s.npz")):
         idx = np.arange(len(data))
         assert len(data) == len(decisions)
         obs = data.observations(idx)
@@ -126,17 +130,17 @@ def test_a_round_keeps_the_epoch_its_held_out_figure_selects(monkeypatch: pytest
 
     s = pd.Settings(**BASE, channels=8, blocks=1, head_hidden=8, epochs=len(ROUND_4), batch_size=32,
                     select_by=select_by)
-    data = pd.collect_round(BASE, 80, seed=2, teacher="greedy")
+    data = collect_round(BASE, 80, seed=2, teacher="greedy")
     policy = pd._student(s).policy
     weights: list[dict[str, torch.Tensor]] = []
-    measured = pd.evaluate
+    measured = distill_fit.evaluate
 
     def evaluate(policy: Any, data: Any, idx: Any, s: Any, on_device: Any = None) -> dict[str, float]:
         weights.append({k: v.detach().clone() for k, v in policy.state_dict().items()})
         return {**measured(policy, data, idx, s, on_device), **ROUND_4[len(weights) - 1]}
 
-    monkeypatch.setattr(pd, "evaluate", evaluate)
-    figures = pd.fit(policy, data, s, seed=0)
+    monkeypatch.setattr(distill_fit, "evaluate", evaluate)
+    figures = distill_fit.fit(policy, data, s, seed=0)
     assert figures["epoch"] == kept and figures[select_by] == ROUND_4[kept - 1][select_by]
     final = policy.state_dict()
     assert all(torch.equal(final[k], weights[kept - 1][k]) for k in final)
@@ -154,7 +158,7 @@ def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(b
 
     towers = {"players": 2, "expansions": TOWER_VARIANT}
     s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
-    data = pd.collect_round(towers, 80, seed=4, teacher="greedy")
+    data = collect_round(towers, 80, seed=4, teacher="greedy")
     policy = pd._student(s).policy
     idx = np.arange(batch)
     stored = {k: torch.as_tensor(v) for k, v in data.observations(idx).items()}
@@ -166,7 +170,7 @@ def test_the_fits_one_trunk_pass_gives_the_value_head_what_predict_values_does(b
         assert stored["board"].dtype == torch.uint8
         from_stored = policy.legal_logits(stored, data.masks(idx))
         assert all(torch.equal(a, b) for a, b in zip((*logits, values), (*from_stored[0], from_stored[1]), strict=True))
-        loss, _, _, value_loss = pd._batch(policy, data, idx, 0.5)
+        loss, _, _, value_loss = distill_fit.batch_loss(policy, data, idx, 0.5)
         expected = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(),
                                                 torch.as_tensor(data.outcomes[idx]))
     assert torch.equal(value_loss, expected) and torch.isfinite(loss)
@@ -179,18 +183,18 @@ def test_observations_kept_on_the_device_give_the_fit_the_same_batches() -> None
 
     towers = {"players": 2, "expansions": TOWER_VARIANT}
     s = pd.Settings(**towers, channels=8, blocks=1, head_hidden=8)
-    data = pd.collect_round(towers, 60, seed=6, teacher="greedy")
+    data = collect_round(towers, 60, seed=6, teacher="greedy")
     policy = pd._student(s).policy
-    on_device = pd.DeviceObservations(data, "cpu")
-    small = pd.DeviceObservations(data, "cpu", threads=3, chunk=7)  # chunks that end mid-sample-range
+    on_device = distill_fit.DeviceObservations(data, "cpu")
+    small = distill_fit.DeviceObservations(data, "cpu", threads=3, chunk=7)  # chunks that end mid-sample-range
     idx = np.asarray([59, 3, 17, 0, 42, 8])
     expected = {k: torch.as_tensor(v) for k, v in data.observations(idx).items()}
     for store in (on_device, small):
         got = store(idx)
         assert got.keys() == expected.keys() and all(torch.equal(got[k], expected[k]) for k in expected)
     with torch.no_grad():
-        plain = pd._batch(policy, data, idx, 0.5)
-        kept = pd._batch(policy, data, idx, 0.5, small)
+        plain = distill_fit.batch_loss(policy, data, idx, 0.5)
+        kept = distill_fit.batch_loss(policy, data, idx, 0.5, small)
     assert torch.equal(plain[0], kept[0]) and torch.equal(plain[3], kept[3])
 
 
@@ -216,24 +220,24 @@ def test_a_fit_killed_mid_round_continues_to_the_weights_of_one_never_killed(tmp
     import torch
 
     s = pd.Settings(**BASE, channels=8, blocks=1, head_hidden=8, epochs=4, batch_size=32, learning_rate=3e-3)
-    data = pd.collect_round(BASE, 80, seed=3, teacher="greedy")
+    data = collect_round(BASE, 80, seed=3, teacher="greedy")
     whole = pd._student(s).policy
-    figures = pd.fit(whole, data, s, seed=5, checkpoint=tmp_path / "whole.pt")
+    figures = distill_fit.fit(whole, data, s, seed=5, checkpoint=tmp_path / "whole.pt")
     checkpoint = tmp_path / "killed.pt"
     killed = pd._student(s).policy
     with pytest.raises(Killed):
-        pd.fit(killed, data, s, seed=5, log=KillAtEpoch(3), checkpoint=checkpoint)
+        distill_fit.fit(killed, data, s, seed=5, log=KillAtEpoch(3), checkpoint=checkpoint)
     assert torch.load(checkpoint, weights_only=True)["epochs_done"] == 2
     resumed = pd._student(s).policy  # a fresh process: new weights, all state from the file
     evaluated: list[int] = []
-    measured = pd.evaluate
+    measured = distill_fit.evaluate
 
     def counting(*args: Any) -> dict[str, float]:
         evaluated.append(1)
         return measured(*args)
 
-    monkeypatch.setattr(pd, "evaluate", counting)
-    again = pd.fit(resumed, data, s, seed=5, checkpoint=checkpoint)
+    monkeypatch.setattr(distill_fit, "evaluate", counting)
+    again = distill_fit.fit(resumed, data, s, seed=5, checkpoint=checkpoint)
     assert len(evaluated) == 2  # epochs 3 and 4, not 1 and 2 again
     assert json.dumps(again) == json.dumps(figures)  # NaN-safe: a phase with no held-out decision
     final, expected = resumed.state_dict(), whole.state_dict()
@@ -241,12 +245,12 @@ def test_a_fit_killed_mid_round_continues_to_the_weights_of_one_never_killed(tmp
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"decisions": 0}, "--decisions: must be at least 1"),
+    ({"decisions": 0}, "--decisions: must be a positive integer"),
     ({"student_share": 0.0}, "--student-share: must be in (0, 1]"),
-    ({"temperature": 0.0}, "--temperature: must be a positive number"),
-    ({"window": -1}, "--window: must be ≥ 0"),
-    ({"players": 7}, "--players / --expansions"),
-    ({"teacher": "bogus"}, "--teacher: agent 'bogus'"),
+    ({"temperature": 0.0}, "--temperature: must be a finite number > 0"),
+    ({"window": -1}, "--window: must be an integer ≥ 0"),
+    ({"players": 7}, "--players/--expansions"),
+    ({"teacher": "bogus"}, "--teacher: unknown agent 'bogus'"),
     ({"anchors": ()}, "--anchors: needs at least one agent spec"),
     ({"device": "gpu"}, "--device"),
     ({"select_by": "agreement"}, "--select-by: must be one of regret, loss"),
@@ -268,7 +272,7 @@ def test_a_run_started_from_a_student_gains_the_reach_head_and_keeps_the_rest(tm
     path = tmp_path / "student.zip"
     pd._student(small).save(path)
     model = pd._student(dataclasses.replace(small, seed=3, reach_head=True, deploy_sees_floors=True))
-    pd._start_from(model, path, "cpu")
+    start_from(model, path, "cpu")
     from agents.nets.policy import load_policy
 
     mine = model.policy.state_dict()
@@ -276,9 +280,9 @@ def test_a_run_started_from_a_student_gains_the_reach_head_and_keeps_the_rest(tm
         assert th.equal(mine[key], value), key
     assert any(".reach_head." in key for key in mine) and "net.reach_head.to_deploy.weight" in mine
     with pytest.raises(SettingError, match=r"--init: .*differs in size"):
-        pd._start_from(pd._student(dataclasses.replace(small, channels=16)), path, "cpu")
+        start_from(pd._student(dataclasses.replace(small, channels=16)), path, "cpu")
     with pytest.raises(SettingError, match=r"--init: .*heads differ"):
-        pd._start_from(pd._student(dataclasses.replace(small, action_heads=False)), path, "cpu")
+        start_from(pd._student(dataclasses.replace(small, action_heads=False)), path, "cpu")
 
 
 def test_a_run_killed_before_its_first_round_ends_can_be_resumed(tmp_path: Path) -> None:
@@ -287,7 +291,7 @@ def test_a_run_killed_before_its_first_round_ends_can_be_resumed(tmp_path: Path)
     samples made with other settings."""
     from dataclasses import asdict, replace
 
-    from training.checks import run_state
+    from training.common.run_folder import run_state
 
     s = pd.Settings(out=str(tmp_path / "run"))
     fresh = {"settings": asdict(s), "round": 0, "seconds": 0.0, "history": []}
@@ -322,7 +326,7 @@ def test_a_run_killed_while_rating_keeps_the_hours_its_samples_and_fit_took(tmp_
 
     s = pd.Settings(out=str(tmp_path / "run"), teacher="greedy", rounds=1, decisions=60, channels=8, blocks=1,
                     head_hidden=8, epochs=2, eval_seeds=1, anchors=("random",), workers=1, threads=1, progress=False)
-    monkeypatch.setattr(pd, "time", Clock())
+    monkeypatch.setattr(progress, "time", Clock())
     monkeypatch.setattr(pd, "rate_against_anchors", killed)
     with pytest.raises(Killed):
         pd.train(s)
@@ -349,7 +353,7 @@ def test_another_runs_rounds_join_every_fit_when_their_labels_are_the_same(tmp_p
                                  extra_samples=(str(tmp_path / "fir*" / "round_00?" / "samples.npz"),))
     pd.train(second)
     entry = json.loads((tmp_path / "second" / "history.json").read_text())[0]
-    assert entry["extra_samples"] == len(pd.Samples.load(theirs)) > 0
+    assert entry["extra_samples"] == len(Samples.load(theirs)) > 0
     assert entry["samples"] == entry["round_samples"] + entry["extra_samples"]
 
     def refused(settings: pd.Settings) -> str:
@@ -448,7 +452,7 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
 def test_a_bad_setting_on_the_command_line_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli("quick", "--out", str(tmp_path / "x"), "--rounds", "0")
     assert result.returncode != 0
-    assert "--rounds: must be at least 1" in result.stderr and "Traceback" not in result.stderr
+    assert "--rounds: must be a positive integer" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("name, reach_head", [("distilled", False), ("reach", True), ("pooled", True)])

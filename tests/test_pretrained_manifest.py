@@ -228,8 +228,10 @@ def test_a_linear_value_holding_a_pickle_is_refused_not_unpickled(tmp_path: Path
 def test_a_fit_checkpoint_holding_a_pickle_is_refused_in_one_line_not_unpickled(tmp_path: Path) -> None:
     import torch
 
-    from training.checks import SettingError
+    from training.common.settings import SettingError
     from training.distill import policy_distillation as pd
+    from training.distill.fit import fit
+    from training.distill.samples import collect_round
 
     torch.set_num_threads(1)
     marker, checkpoint = tmp_path / "ran", tmp_path / "fit_checkpoint.pt"
@@ -237,8 +239,7 @@ def test_a_fit_checkpoint_holding_a_pickle_is_refused_in_one_line_not_unpickled(
     base: dict[str, Any] = {"players": 2, "expansions": ()}
     s = pd.Settings(**base, channels=8, blocks=1, head_hidden=8, epochs=1, batch_size=32)
     with pytest.raises(SettingError) as refused:
-        pd.fit(pd._student(s).policy, pd.collect_round(base, 8, seed=3, teacher="greedy"), s, seed=5,
-               checkpoint=checkpoint)
+        fit(pd._student(s).policy, collect_round(base, 8, seed=3, teacher="greedy"), s, seed=5, checkpoint=checkpoint)
     assert str(refused.value) == (f"--resume: {checkpoint} is damaged, or holds objects that are not plain data "
                                   "(UnpicklingError); delete it: --resume fits the round again from its first epoch")
     assert not marker.exists()

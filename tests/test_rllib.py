@@ -21,6 +21,7 @@ from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, mak
 from carcassonne_env.engine import GameConfig  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
 from training.arena.ray_support import LOCAL_OBJECT_STORE_BYTES  # noqa: E402
+from training.common.settings import SettingError  # noqa: E402
 from training.rllib.selfplay import Settings, build_config, object_store_bytes, step_bytes, train  # noqa: E402
 
 TINY = {"channels": 8, "blocks": 1, "head_hidden": 16}
@@ -216,9 +217,9 @@ def test_two_training_iterations_resume_and_write_a_checkpoint_that_plays_as_an_
     assert state["iteration"] == 1
     with (tmp_path / "run" / "progress.jsonl").open("a") as f:
         f.write(json.dumps({"iteration": 2, "env_steps": -1}) + "\n")  # lost with an interruption
-    with pytest.raises(SystemExit, match="already holds a run"):
+    with pytest.raises(SettingError, match="already holds a run"):
         train(first)
-    with pytest.raises(SystemExit, match="trained 1 iterations already"):
+    with pytest.raises(SettingError, match="trained 1 iterations already"):
         train(replace(first, resume=True))
     final = train(replace(first, resume=True, iterations=2, eval_every=2, eval_seeds=1, eval_opponents=("random",),
                           learning_rate=1.0))  # run-defining: taken from settings.json, not from here

@@ -5,7 +5,11 @@
 * :mod:`training.rllib`: the RLlib self-play trainer (``carcassonne train rllib``; ``ray`` extra);
 * :mod:`training.afterstate`: afterstate value iteration by self-play, the trainer of the ``afterstate:``
   agents (``carcassonne train afterstate``; ``train`` extra);
+* :mod:`training.distill`: policy distillation with DAgger, a board network that plays without search
+  (``carcassonne train distill``; ``train`` extra);
 * :mod:`training.value`: the linear position-value fit (``carcassonne train value``);
+* :mod:`training.common`: the trainer layer, what every trainer shares (settings and command line, run
+  folder, checkpoints and ``--resume``, threads, progress, curves, evaluation, the admission gate);
 * :mod:`training.cli`: the ``carcassonne`` command.
 
 Arrows point down only: ``training`` imports :mod:`agents` and :mod:`carcassonne_env`, never the

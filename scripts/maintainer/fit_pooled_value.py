@@ -24,7 +24,7 @@ from pathlib import Path
 from carcassonne_env.engine import GameRecord
 from training.afterstate.value_iteration import Settings, fit_value_net, samples_from_games
 from training.arena import tournament
-from training.checks import saved_settings
+from training.common.run_folder import saved_settings
 
 
 def run_settings(run: Path) -> Settings:

@@ -380,7 +380,7 @@ def test_an_unknown_trainer_preset_is_refused(capsys: pytest.CaptureFixture[str]
     (["--init", "nosuch"], "nosuch"),
     (["--init", "@DIR/none.npz"], "no value network"),
     (["--anchors", "nosuch"], "nosuch"),
-    (["--anchors", ""], "--anchors needs at least one agent spec"),
+    (["--anchors", ""], "--anchors: needs at least one agent spec"),
     (["--anchors"], "--anchors takes one comma-separated list"),
     (["--out", "@FILE"], "--out"),
     (["--players", "5", "--anchors", "greedy:value=linear"], "2, 3, 4 players, not 5"),
@@ -463,7 +463,8 @@ def test_a_trainer_resume_refuses_changed_run_settings(tmp_path: Path, flags: li
     pytest.importorskip("sb3_contrib")
     from dataclasses import asdict
 
-    from training.sb3.selfplay import PRESETS, main, save_checkpoint
+    from training.common.checkpoints import save_checkpoint
+    from training.sb3.selfplay import PRESETS, main
 
     out = tmp_path / "run"
     out.mkdir()

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from faults.helpers import assert_clear_error, cli, in_a_fresh_process, tiny
-from training.arena.storage import LOCK_FILE, RunLock
 from training.arena.tournament import TournamentError, load_games, run
+from training.common.storage import LOCK_FILE, RunLock
 
 
 @pytest.mark.fault("clear error", count=2)

@@ -69,7 +69,7 @@ def _kill_tournaments(tmp_path: Path) -> None:
 
 
 def _save_forever(out: Path) -> None:
-    from training.sb3.selfplay import save_checkpoint
+    from training.common.checkpoints import save_checkpoint
 
     step = 0
     while True:
@@ -89,7 +89,7 @@ def test_a_checkpoint_killed_while_saving_leaves_a_matching_pair(tmp_path: Path)
 
 
 def _kill_checkpoints(tmp_path: Path) -> None:
-    from training.sb3.selfplay import find_checkpoint
+    from training.common.checkpoints import find_checkpoint
 
     rng = random.Random(7)
     last = 0

@@ -27,9 +27,10 @@ from typing import Any
 import pytest
 
 from faults.helpers import assert_clear_error, cli
-from training.arena.storage import FileLock, RunLock
-from training.checks import SettingError, relocate_run
 from training.cli.train import TRAINERS
+from training.common.relocate import relocate_run
+from training.common.settings import SettingError
+from training.common.storage import FileLock, RunLock
 
 #: The smallest afterstate run: one generation of two self-play games on the base game, one gate
 #: game pair, rated against random on one tile order (the out is appended).
@@ -131,7 +132,7 @@ def test_ctrl_c_in_a_run_with_a_checkpoint_names_its_resume(trainer: str, tmp_pa
     code, err = cli(_argv(trainer, out), capsys)
     assert code == 130 and err.splitlines() == [f"carcassonne train {trainer}: interrupted"], err
     if trainer == "ppo":
-        from training.sb3.selfplay import save_checkpoint
+        from training.common.checkpoints import save_checkpoint
 
         save_checkpoint(out, lambda p: p.write_bytes(b"PK"), {"settings": {}, "num_timesteps": 8})
     else:
@@ -348,7 +349,8 @@ def test_a_malformed_ppo_state_is_refused_by_name(tmp_path: Path, change: dict[s
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A hand-edited state keeps its zip's checksum: its fields are checked before they are used."""
     pytest.importorskip("sb3_contrib")
-    from training.sb3.selfplay import PRESETS, save_checkpoint
+    from training.common.checkpoints import save_checkpoint
+    from training.sb3.selfplay import PRESETS
 
     out = tmp_path / "run"
     out.mkdir()

@@ -35,24 +35,21 @@ Generation 0 is the starting value (``init``: ``end_now`` = the reference greedy
 the shipped linear value, or a ``.npz``), rated like the others. ``state.json`` records each step
 as it finishes (written atomically), so a killed run continues with ``--resume`` where it stopped;
 the tournaments inside resume game by game, also in a copy of the directory or under another name
-(the paths the run recorded are moved there, :func:`training.checks.relocate_run`); a candidate
+(the paths the run recorded are moved there, :mod:`training.common.relocate`); a candidate
 that cannot be loaded at its gate is fitted again. A run folder reduced to ``state.json`` and the
 admitted generations' ``candidate.npz`` (what a machine that is not kept should save) resumes too:
 the fit plays its window's lost self-play games again, the same games. One run at a time holds the directory's lock
-(:func:`training.checks.run_lock`). The best network is ``best.npz`` (agent spec
+(:func:`training.common.run_folder.run_lock`). The best network is ``best.npz`` (agent spec
 ``afterstate:OUT/best.npz``); ``best.spec`` holds the best agent's spec (generation 0's greedy
 until a generation is admitted).
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import math
-import os
 import shutil
-import time
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -69,40 +66,40 @@ from agents.manifest import verified
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
-from carcassonne_env.engine import ConfigError, GameConfig, GameRecord, Phase
-from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.engine import GameRecord, Phase
 from training.arena import tournament
-from training.arena.anchors import rate_against_anchors
-from training.arena.backends import BACKENDS, make_backend
-from training.arena.ratings import head_to_heads, pair_stats
-from training.checks import (
-    SEED_LIMIT,
+from training.arena.backends import BACKENDS
+from training.common.cli import Command, run_command
+from training.common.curves import Band, plot_against_anchors, write_csv
+from training.common.evaluation import play, rate_against_anchors
+from training.common.gate import play_gate
+from training.common.progress import RunClock
+from training.common.run_folder import cwd_relative, locked_run_state, write_json
+from training.common.settings import (
+    GameSettings,
+    SettingError,
     check_agents,
     check_device,
     check_out,
-    cwd_relative,
-    locked_run_state,
-    write_json,
+    check_rules,
+    finite,
+    need,
 )
-from training.sb3.threads import free_cores, torch_threads
+from training.common.storage import atomic_copy, atomic_write_text
+from training.common.threads import free_cores, torch_threads
 from training.value.fit_linear import fit as fit_linear
 
-__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "gate_passes", "read_records", "samples_from_games",
-           "train"]
+__all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "read_records", "samples_from_games", "train"]
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(GameSettings):
     """Every setting of an afterstate value-iteration run (each one is a command-line flag)."""
 
     out: str = "runs/afterstate"
     """Output directory: generations, networks, TensorBoard logs, curve.csv, ratings.png (runs/afterstate/PRESET)."""
     seed: int = 0
     """Seeds the tile orders of self-play and gates, the agents' tie-breaks and the fits."""
-    players: int = 2
-    """Players per game (2–6)."""
-    expansions: tuple[str, ...] = TOWER_VARIANT
-    """Expansions in play (the 2-player tower variant by default)."""
     generations: int = 8
     """Generations to train in total; --resume continues up to it (raise it to train longer)."""
     init: str = "end_now"
@@ -162,9 +159,6 @@ class Settings:
     progress: bool = True
     """Show progress bars."""
 
-    def game_config(self) -> GameConfig:
-        return GameConfig(players=self.players, expansions=self.expansions)
-
 
 PRESETS: dict[str, tuple[str, Settings]] = {
     "quick": ("≈ 5 minutes on 2 CPU cores: two generations from greedy (fast search throughout), 60 self-play "
@@ -193,53 +187,29 @@ _RESUMABLE = ("generations", "workers", "device", "threads", "progress", "resume
 
 # ------------------------------------------------------------------------------------------ checks
 def check(s: Settings) -> None:
-    """Raise ValueError naming the first setting that cannot run."""
-    try:
-        s.game_config()
-    except ConfigError as e:
-        raise ValueError(f"--players / --expansions: {e}") from None
-    positive = ("generations", "games_per_generation", "window", "epochs", "batch_size", "gate_seeds",
-                "anchor_seeds")
-    for name in positive:
-        if getattr(s, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(s, name)}")
-    for name in ("workers", "threads", "seed"):
-        if getattr(s, name) < 0:
-            raise ValueError(f"--{name} must be ≥ 0, got {getattr(s, name)}")
-    if not 0.0 <= s.td_lambda <= 1.0:
-        raise ValueError(f"--td-lambda must be in [0, 1], got {s.td_lambda}")
-    if not 0.0 <= s.holdout < 0.5:
-        raise ValueError(f"--holdout must be in [0, 0.5), got {s.holdout}")
-    if not (s.learning_rate > 0 and math.isfinite(s.learning_rate)):
-        raise ValueError(f"--learning-rate must be a positive number, got {s.learning_rate}")
-    if not (s.ridge >= 0 and math.isfinite(s.ridge)):
-        raise ValueError(f"--ridge must be ≥ 0, got {s.ridge}")
-    if not (s.weight_decay >= 0 and math.isfinite(s.weight_decay)):
-        raise ValueError(f"--weight-decay must be ≥ 0, got {s.weight_decay}")
-    if not (s.gate_elo > 0 and math.isfinite(s.gate_elo)):
-        raise ValueError(f"--gate-elo must be a positive number, got {s.gate_elo}")
-    if not s.hidden or min(s.hidden) < 1:
-        raise ValueError(f"--hidden must list positive layer widths, got {s.hidden}")
-    if s.backend not in BACKENDS:
-        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, got {s.backend!r}")
-    if s.seed >= SEED_LIMIT:
-        raise ValueError(f"--seed must be below 2**32 (numpy's seeds), got {s.seed}")
-    if not s.anchors:
-        raise ValueError("--anchors needs at least one agent spec")
-    if s.address and s.backend != "ray":
-        raise ValueError(f"--address {s.address!r}: only --backend ray runs on a cluster")
+    """Raise :class:`~training.common.settings.SettingError` naming the first setting that cannot run."""
+    check_rules(s, positive_int=("generations", "games_per_generation", "window", "epochs", "batch_size",
+                                 "gate_seeds", "anchor_seeds"),
+                count=("workers", "threads"), share=("td_lambda",), positive=("learning_rate", "gate_elo"),
+                non_negative=("ridge", "weight_decay"))
+    need(finite(s.holdout) and 0.0 <= s.holdout < 0.5, "holdout", "must be in [0, 0.5)", s.holdout)
+    need(bool(s.hidden) and min(s.hidden) >= 1, "hidden", "must list positive layer widths", s.hidden)
+    need(s.backend in BACKENDS, "backend", f"must be one of {', '.join(BACKENDS)}", s.backend)
+    need(bool(s.anchors), "anchors", "needs at least one agent spec", s.anchors)
+    need(not s.address or s.backend == "ray", "address", "only --backend ray runs on a cluster", s.address)
+    config = s.check_game(s.seed)
     check_out(s.out)
     check_device(s.device, auto=False)
-    for spec in (_spec_of(s.init, fast=False, players=s.players), *s.anchors):
+    init = _spec_of(s.init, fast=False, players=s.players)
+    if (init_file := _init_file(s.init)) is None:
+        check_agents("init", [init], config)
+    else:  # a network made for another player count is adopted: it plays this run's game, not its own
         try:
-            make_agent(spec, seed=0)
+            make_agent(init, seed=0)
         except AgentSpecError as e:
-            raise ValueError(f"agent {spec!r}: {e}") from None
-    if _init_file(s.init) is not None:
-        adopted_init(_init_file(s.init) or "", s.game_config().to_dict())
-    else:
-        check_agents("init", [_spec_of(s.init, fast=False, players=s.players)], s.game_config())
-    check_agents("anchors", s.anchors, s.game_config())
+            raise SettingError(f"--init: {e}") from None
+        adopted_init(init_file, config.to_dict())
+    check_agents("anchors", s.anchors, config)
 
 
 def adopted_init(path: str, config: dict[str, Any], name: str | None = None) -> ValueNet:
@@ -451,43 +421,12 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
                  "epochs": float(best[2])}
 
 
-# ------------------------------------------------------------------------------------------ the gate
-def gate_passes(games: Sequence[dict[str, Any]], candidate: str, best: str, sprt_decision: str | None,
-                players: int = 2) -> tuple[bool, dict[str, float]]:
-    """Whether the candidate is admitted: the SPRT accepted H1, or (no decision) the 95 % interval of
-    its paired score (per tile order, over the seat rotations) lies above an equal agent's share,
-    1 / ``players``. For more than two players the gate is a gauntlet, the candidate against
-    ``players − 1`` copies of the best, and a game scores 1 when the candidate's score beats the
-    best copy's, ½ on a tie, else 0: an agent no better than the best wins 1 / ``players`` of those."""
-    stats = pair_stats(head_to_heads(games, (candidate, best)), candidate, best)
-    low, high = stats.paired_score_ci
-    passed = sprt_decision == "H1" or (sprt_decision is None and low > 1.0 / players)
-    return passed, {"score": stats.score, "score_low": low, "score_high": high, "games": float(stats.games),
-                    "elo": _finite(stats.elo), "margin": stats.margin}
-
-
-def _finite(x: float) -> float:
-    return max(-1000.0, min(1000.0, x))
-
-
 # ------------------------------------------------------------------------------------------ the run
 def _self_play(s: Settings, g: int, spec: str, out: Path, workers: int) -> None:
     """Play (or resume) generation ``g``'s self-play games into ``out`` (a tournament directory)."""
-    _tournament(s, out, (spec,), "self_play", s.games_per_generation, 10_000_000 * (s.seed + 1) + 100_000 * g,
-                workers)
-
-
-def _tournament(s: Settings, out: Path, agents: tuple[str, ...], mode: str, seeds: int, first_seed: int,
-                workers: int, sprt: tuple[float, float, float, float] | None = None) -> tuple[list[dict[str, Any]],
-                                                                                         str | None]:
-    """Play (or resume) a tournament into ``out``; the games the SPRT decision stands on (every game
-    without a decision) and the decision."""
-    settings = tournament.Settings(agents=agents, mode=mode, seeds=seeds, first_seed=first_seed,
-                                   config=s.game_config().to_dict(), sprt=sprt)
-    state = tournament.run(settings, out, workers, resume=True, progress=s.progress,
-                           backend=make_backend(s.backend, s.address or None))
-    games = tournament.sprt_games(settings, tournament.load_games(out), state)
-    return games, state.decision if state is not None else None
+    settings = tournament.Settings(agents=(spec,), mode="self_play", seeds=s.games_per_generation,
+                                   first_seed=10_000_000 * (s.seed + 1) + 100_000 * g, config=s.game_config().to_dict())
+    play(settings, out, workers, s.progress, s.backend, s.address)
 
 
 def _rate(s: Settings, g: int, spec: str, out: Path, workers: int) -> dict[str, dict[str, float]]:
@@ -537,59 +476,27 @@ def _unloadable(path: Path) -> str | None:
     return None
 
 
-def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path, players: int = 2) -> None:
-    """Elo of the best agent against each anchor (95 % interval) over training hours, one point per
-    generation; a clean sweep (infinite Elo) is drawn at the top edge as an open marker. At more than
-    two players the Elo is that of the agent's score against the best of the anchor's copies, so an
-    agent as good as the anchor scores 1 / ``players``: its Elo, −400·log10(players − 1), is drawn dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    top, bottom = 600.0, -400.0
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    hours = [h["hours"] for h in history]
-    for anchor in anchors:
-        rows = [h["ratings"][anchor] for h in history]
-        elo = [min(top, max(bottom, r["elo"])) for r in rows]
-        line = ax.plot(hours, elo, marker="o", label=f"vs {anchor}")[0]
-        ax.fill_between(hours, [min(top, max(bottom, r["elo_low"])) for r in rows],
-                        [min(top, max(bottom, r["elo_high"])) for r in rows], alpha=0.15, color=line.get_color())
-        swept = [(x, top) for x, r in zip(hours, rows, strict=True) if r["elo"] >= top]
-        if swept:
-            ax.plot(*zip(*swept, strict=True), marker="^", ms=10, mfc="white", ls="", color=line.get_color())
-    for h in history:
-        ax.annotate(f"g{h['generation']}", (h["hours"], min(top, max(bottom, h["ratings"][anchors[-1]]["elo"]))),
-                    fontsize=7, textcoords="offset points", xytext=(0, 6), ha="center")
-    ax.axhline(0.0, color="grey", lw=0.8)
-    if players > 2:
-        even = -400.0 * math.log10(players - 1)
-        ax.axhline(even, color="grey", lw=0.8, ls="--")
-        ax.annotate(f"as good as the anchor ({players} players: wins 1/{players})", (hours[0], even), fontsize=7,
-                    textcoords="offset points", xytext=(0, -10), color="grey")
-    ax.set_ylim(bottom - 20, top + 40)
-    ax.set_xlabel("training hours (wall)")
-    ax.set_ylabel("Elo of the best agent against the anchor")
-    ax.set_title("Afterstate value iteration: each generation's best against fixed anchors\n"
-                 "(open triangle at the top: a clean sweep)", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path, players: int = 2) -> None:
-    tmp = out / "curve.csv.tmp"
-    with tmp.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["generation", "admitted", "hours", "best", *(f"{a}_{k}" for a in anchors
-                                                                  for k in ("score", "low", "high", "elo"))])
-        for h in history:
-            w.writerow([h["generation"], int(h["admitted"]), round(h["hours"], 4), h["best"],
-                        *(round(h["ratings"][a][k], 4) for a in anchors for k in ("score", "low", "high", "elo"))])
-    os.replace(tmp, out / "curve.csv")
-    _plot(history, anchors, out / "ratings.png", players)
+    """``curve.csv`` (a row per generation: its best's score, interval and Elo against each anchor) and
+    ``ratings.png``: the Elo against each anchor (95 % interval) over training hours, within [−400, 600]
+    (a clean sweep at the top). At more than two players the Elo is that of the agent's score against
+    the best of the anchor's copies, so an agent as good as the anchor scores 1 / ``players``: its Elo,
+    −400·log10(players − 1), is drawn dashed."""
+    figures = ("score", "low", "high", "elo")
+    write_csv(out / "curve.csv", ["generation", "admitted", "hours", "best", *(f"{a}_{k}" for a in anchors
+                                                                               for k in figures)],
+              ([h["generation"], int(h["admitted"]), round(h["hours"], 4), h["best"],
+                *(round(h["ratings"][a][k], 4) for a in anchors for k in figures)] for h in history))
+    bands = {a: Band(*([h["ratings"][a][k] for h in history] for k in ("elo", "elo_low", "elo_high")))
+             for a in anchors}
+    even = -400.0 * math.log10(players - 1)
+    plot_against_anchors(out / "ratings.png", [h["hours"] for h in history], bands,
+                         [f"g{h['generation']}" for h in history], anchors[-1], span=(-400.0, 600.0), even=0.0,
+                         ylabel="Elo of the best agent against the anchor",
+                         title="Afterstate value iteration: each generation's best against fixed anchors\n"
+                               "(open triangle at the top: a clean sweep)",
+                         note=(even, f"as good as the anchor ({players} players: wins 1/{players})")
+                         if players > 2 else None)
 
 
 def train(s: Settings) -> Path:
@@ -613,15 +520,12 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
     config = s.game_config().to_dict()
-    started = time.time()
-    base_seconds = float(state["seconds"])
+    clock = RunClock(float(state["seconds"]))
 
     def save(**changes: Any) -> None:
-        state.update(changes, seconds=base_seconds + time.time() - started, settings=asdict(s))
+        state.update(changes, seconds=clock.seconds(), settings=asdict(s))
         write_json(out / "state.json", state)
-        tmp = out / "best.spec.tmp"
-        tmp.write_text(state["best"] + "\n")
-        os.replace(tmp, out / "best.spec")
+        atomic_write_text(out / "best.spec", state["best"] + "\n")
 
     initial = _initial_value(s, out, config)
     if state["best_value"] == _init_file(s.init) and not state["history"] and initial != state["best_value"]:
@@ -637,8 +541,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                     ratings = _rate(s, g, state["best"], gen / "anchors", workers)
                 else:  # the best did not change: its games against the anchors would be the same
                     ratings = state["history"][-1]["ratings"]
-                hours = (base_seconds + time.time() - started) / 3600
-                entry = {"generation": g, "admitted": admitted, "hours": hours, "best": state["best"],
+                entry = {"generation": g, "admitted": admitted, "hours": clock.hours(), "best": state["best"],
                          "ratings": ratings}
                 history = [h for h in state["history"] if h["generation"] != g] + [entry]
                 for anchor, r in ratings.items():
@@ -687,21 +590,16 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
             if state["step"] == "gate":
                 candidate = _spec_of(str(gen / "candidate.npz"), fast=s.eval_fast, players=s.players)
                 print(f"== generation {g}: gate, {candidate} against {state['best']}", flush=True)
-                sprt = (0.0, s.gate_elo, 0.05, 0.05) if s.players == 2 else None
-                mode = "round_robin" if s.players == 2 else "gauntlet"
-                games, decision = _tournament(s, gen / "gate", (candidate, state["best"]), mode, s.gate_seeds,
-                                              50_000_000 + 100_000 * s.seed + 1_000 * g, workers, sprt)
-                passed, gate = gate_passes(games, candidate, state["best"], decision, s.players)
-                for k, v in gate.items():
+                gate = play_gate(candidate, state["best"], s.game_config(), s.gate_seeds,
+                                 50_000_000 + 100_000 * s.seed + 1_000 * g, s.gate_elo, gen / "gate", workers,
+                                 s.progress, s.backend, s.address)
+                for k, v in gate.figures.items():
                     log.add_scalar(f"gate/{k}", v, g)
-                print(f"   score {gate['score']:.3f} [{gate['score_low']:.3f}, {gate['score_high']:.3f}] over "
-                      f"{gate['games']:.0f} games, SPRT {decision or 'undecided'}: "
-                      + ("admitted" if passed else "not admitted"), flush=True)
-                changes: dict[str, Any] = {"step": "rate", "admitted": passed,
-                                           "gates": {**state.get("gates", {}), str(g): {**gate, "sprt": decision}}}
-                if passed:
-                    shutil.copyfile(gen / "candidate.npz", out / "best.npz.tmp")
-                    os.replace(out / "best.npz.tmp", out / "best.npz")
+                print(gate.report(), flush=True)
+                changes: dict[str, Any] = {"step": "rate", "admitted": gate.passed, "gates": {
+                    **state.get("gates", {}), str(g): {**gate.figures, "sprt": gate.decision}}}
+                if gate.passed:
+                    atomic_copy(gen / "candidate.npz", out / "best.npz")
                     changes.update(best=candidate, best_value=str(gen / "candidate.npz"), best_generation=g)
                 save(**changes)
     finally:  # a step stopped half-way keeps its time: its finished games are kept, and --resume goes on from them
@@ -711,25 +609,14 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     return out
 
 
+COMMAND = Command(Settings, "Afterstate value iteration by self-play (TD-Gammon's recipe): the position value that "
+                  "greedy's one-turn search plays by, the afterstate: agents (module "
+                  "training/afterstate/value_iteration.py, docs/training.md).", PRESETS, "quick --generations 4")
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train afterstate") -> int:
-    """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides."""
-    import sys
-
-    import tyro
-
-    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
-
-    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
-    summary = ("Afterstate value iteration by self-play (TD-Gammon's recipe): the position value that greedy's "
-               "one-turn search plays by, the afterstate: agents (module training/afterstate/value_iteration.py, "
-               "docs/training.md).")
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
-                                                  description=preset_help(summary, prog, "quick --generations 4"))
-    try:
-        train(settings)
-    except ValueError as e:
-        raise SystemExit(f"{prog}: {e}") from None
-    return 0
+    """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides; train."""
+    return run_command(COMMAND, argv, prog, lambda s, given: train(s), refusals=(ValueError,))
 
 
 if __name__ == "__main__":

@@ -55,8 +55,8 @@ from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.jsonio import loads, read_line
+from training.common.storage import atomic_write_bytes, dumps
 
-from .storage import atomic_write_bytes, dumps
 from .tournament import GameLedger, Settings, load_games, played_by
 
 __all__ = [

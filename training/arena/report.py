@@ -21,9 +21,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from training.common.storage import atomic_path, atomic_write_text, dumps, finite_or_label
+
 from .placings import Placing, placings
 from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
-from .storage import atomic_path, atomic_write_text, dumps, finite_or_label
 from .tournament import Settings
 
 __all__ = ["Report", "build_report", "print_report", "write_report"]
@@ -165,7 +166,7 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
 
 
 def _strict(data: Any) -> Any:
-    """``data`` with every non-finite float replaced (:func:`~training.arena.storage.finite_or_label`)."""
+    """``data`` with every non-finite float replaced (:func:`~training.common.storage.finite_or_label`)."""
     if isinstance(data, float):
         return finite_or_label(data)
     if isinstance(data, dict):

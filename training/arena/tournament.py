@@ -12,7 +12,7 @@ Files in the output directory (docs/tournament.md):
   ``scores``, ``ranks``, decision counts and seconds per seat, its replayable ``record``
   (:class:`~carcassonne_env.engine.GameRecord`) and, for a game an agent lost by failing, its
   ``forfeit`` (seat, agent, kind, message);
-* ``.lock``: held while a run writes here (:class:`~training.arena.storage.RunLock`).
+* ``.lock``: held while a run writes here (:class:`~training.common.storage.RunLock`).
 
 Invariants (docs/reliability.md):
 
@@ -47,12 +47,12 @@ from tqdm import tqdm
 
 from carcassonne_env.engine import Action, ConfigError, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.jsonio import JSONInputError, load, loads, read_line
+from training.common.storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 
 from .backends import Backend, make_backend, single_threaded
 from .match import MATCH_OPTIONS, ON_ERROR, Forfeit, MatchResult, competition_ranks
 from .ratings import Sprt, sprt
 from .schedule import Fixture, ScheduleError, gauntlet, round_robin, self_play
-from .storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 
 __all__ = [
     "GAMES_FILE",

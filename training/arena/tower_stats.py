@@ -53,8 +53,8 @@ from rich.console import Console
 from rich.table import Table
 
 from carcassonne_env.engine import ActionKind, FloorColour, GameRecord, TowerState
+from training.common.storage import atomic_write_text, dumps
 
-from .storage import atomic_write_text, dumps
 from .tournament import GAMES_FILE, TournamentError, load_games
 
 __all__ = ["COUNTS", "TowerCounts", "main", "seat_counts", "tower_stats"]

@@ -33,7 +33,7 @@ from training.arena.match import MatchError, build_agents, close_agents, play_ou
 from training.arena.ray_support import RayError
 from training.arena.schedule import Fixture, ScheduleError
 from training.arena.tournament import Settings, TournamentError
-from training.checks import cwd_relative
+from training.common.run_folder import cwd_relative
 
 from . import play_human, train
 from .dialect import names, refuse_old_spellings, spec_list
@@ -506,7 +506,7 @@ def _evaluate(args: argparse.Namespace) -> None:
     seeds = args.seeds if args.seeds_given else ladder.DEFAULT_SEEDS[args.players]
     args.out = args.out or Path("runs") / "evaluate" / re.sub(r"[^A-Za-z0-9_.=-]+", "_", args.spec)
     if args.workers is None and args.backend == "process":
-        from training.sb3.threads import free_cores
+        from training.common.threads import free_cores
 
         args.workers = free_cores()  # evaluate's default: every free core (tournament's is 1)
     settings = _settings(args, specs, "round_robin", seeds, ladder.ladder_config(args.players))

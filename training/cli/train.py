@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
-from training.checks import Interrupted
 from training.cli.interrupt import with_resume
+from training.common.run_folder import Interrupted
 
 __all__ = ["TRAINERS", "Trainer", "add_parser", "main"]
 

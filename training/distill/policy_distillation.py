@@ -55,59 +55,47 @@ previous round's ``student.zip`` only), so a run can be kept or moved without it
 150 MB a round of the full recipe); a fit killed mid-round continues after its last finished epoch
 (``round_NNN/fit_checkpoint.pt``, the same weights as a fit never killed); a fitted student is reused
 (``round_NNN/fit.json``); its rating resumes game by game. A copied or renamed run directory resumes
-where it is now (:func:`training.checks.relocate_run`); a damaged samples file, fit checkpoint or
+where it is now (:mod:`training.common.relocate`); a damaged samples file, fit checkpoint or
 student is refused naming it and what to do. One run at a time holds the directory's lock.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import os
-import time
 import zipfile
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
-import numpy.typing as npt
-
-from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.jsonio import load
-from training.arena.anchors import rate_against_anchors
-from training.checks import (
-    SEED_LIMIT,
+from training.common.checkpoints import save_model
+from training.common.cli import Command, run_command
+from training.common.curves import Band, plot_against_anchors, write_csv
+from training.common.evaluation import rate_against_anchors
+from training.common.progress import RunClock
+from training.common.run_folder import locked_run_state, reading, write_json
+from training.common.settings import (
+    GameSettings,
     SettingError,
     check_agents,
     check_device,
     check_out,
-    locked_run_state,
+    check_rules,
     need,
-    reading,
-    write_json,
 )
-from training.sb3.imitation import Decision, labelled_games
-from training.sb3.threads import free_cores, torch_threads
+from training.common.storage import atomic_copy
+from training.common.threads import free_cores, torch_threads
 
-__all__ = ["CHUNK", "HOLDOUT", "PHASES", "PRESETS", "SampleBuilder", "Samples", "Settings", "check", "collect_round",
-           "evaluate", "fit", "heldout_games", "main", "ms_per_decision", "train"]
+from .fit import fit
+from .samples import Samples, collect
+from .student import init_path, load_student, new_student, start_from
 
-#: Decisions per collection task (each with its own seed): the unit of parallel play.
-CHUNK = 1_000
-#: Share of the games whose decisions are held out.
-HOLDOUT = 0.1
-#: The decision phases (the observation vector's one-hot ``phase`` entry, game over aside).
-PHASES = ("place", "action", "capture")
-#: Regret per decision is capped here (points): a target that underflows to 0 has infinite log-ratio.
-REGRET_CAP = 50.0
+__all__ = ["PRESETS", "Settings", "check", "main", "ms_per_decision", "train"]
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(GameSettings):
     """Every setting of a distillation run (each one is a command-line flag)."""
 
     out: str = "runs/distill"
@@ -116,10 +104,6 @@ class Settings:
     """Seeds the games, the student's initial weights, the minibatches and the rating tile orders."""
     teacher: str = "afterstate:pretrained,fast=1"
     """The search agent to imitate (an agent spec; one that values actions gives soft targets)."""
-    players: int = 2
-    """Players per game (2–6)."""
-    expansions: tuple[str, ...] = TOWER_VARIANT
-    """Expansions in play (the 2-player tower variant by default)."""
     rounds: int = 3
     """DAgger rounds in total (round 0: the teacher plays); --resume continues up to it."""
     decisions: int = 20_000
@@ -208,25 +192,12 @@ SELECT_BY = ("regret", "loss")
 
 # ------------------------------------------------------------------------------------------ checks
 def check(s: Settings) -> None:
-    """Raise :class:`~training.checks.SettingError` naming the first setting that cannot run."""
-    from agents.spec import AgentSpecError, make_agent
-    from carcassonne_env.engine import ConfigError, GameConfig
-
-    try:
-        config = GameConfig(players=s.players, expansions=s.expansions)
-    except ConfigError as e:
-        raise SettingError(f"--players / --expansions: {e}") from None
-    for name in ("rounds", "decisions", "epochs", "batch_size", "channels", "blocks", "head_hidden", "eval_seeds"):
-        need(getattr(s, name) >= 1, name, "must be at least 1", getattr(s, name))
-    for name in ("window", "workers", "threads", "seed"):
-        need(getattr(s, name) >= 0, name, "must be ≥ 0", getattr(s, name))
-    need(s.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)", s.seed)
-    need(0.0 < s.student_share <= 1.0, "student_share", "must be in (0, 1]", s.student_share)
-    need(s.temperature > 0 and math.isfinite(s.temperature), "temperature", "must be a positive number",
-         s.temperature)
-    need(s.learning_rate > 0 and math.isfinite(s.learning_rate), "learning_rate", "must be a positive number",
-         s.learning_rate)
-    need(s.value_weight >= 0 and math.isfinite(s.value_weight), "value_weight", "must be ≥ 0", s.value_weight)
+    """Raise :class:`~training.common.settings.SettingError` naming the first setting that cannot run."""
+    config = s.check_game(s.seed)
+    check_rules(s, positive_int=("rounds", "decisions", "epochs", "batch_size", "channels", "blocks", "head_hidden",
+                                 "eval_seeds"),
+                count=("window", "workers", "threads"), unit=("student_share",),
+                positive=("temperature", "learning_rate"), non_negative=("value_weight",))
     need(bool(s.anchors), "anchors", "needs at least one agent spec", s.anchors)
     need(not s.deploy_sees_floors or (s.action_heads and s.reach_head), "deploy_sees_floors",
          "needs --action-heads and --reach-head (the DEPLOY head reads the reach head's floors)", s.deploy_sees_floors)
@@ -235,13 +206,8 @@ def check(s: Settings) -> None:
     extra_sample_files(s)
     check_out(s.out)
     check_device(s.device, auto=False)
-    for name, specs in (("teacher", (s.teacher,)), ("anchors", s.anchors)):
-        for spec in specs:
-            try:
-                make_agent(spec, seed=0)
-            except AgentSpecError as e:
-                raise SettingError(f"--{name}: agent {spec!r}: {e}") from None
-        check_agents(name, specs, config)
+    check_agents("teacher", [s.teacher], config)
+    check_agents("anchors", s.anchors, config)
 
 
 _T = TypeVar("_T")
@@ -276,230 +242,6 @@ def extra_sample_files(s: Settings) -> list[Path]:
     return files
 
 
-# ------------------------------------------------------------------------------------------ samples
-@dataclass
-class Samples:
-    """Labelled decisions, stored compactly (module docstring, "Memory").
-
-    Observation key ``k`` of sample ``i`` is ``zlib.decompress(blobs[k][starts[k][i]:starts[k][i + 1]])``
-    (``dtypes[k]``, ``shapes[k]``). Sample i's legal actions (ascending) are
-    ``legal[offsets[i]:offsets[i + 1]]`` and their soft targets ``targets[offsets[i]:offsets[i + 1]]``.
-    ``actions`` is the teacher's action (its label), ``outcomes`` the mover's final win/loss,
-    ``games`` the seed of the sample's game, ``by_teacher`` whether the teacher played the decision,
-    ``phases`` its index in :data:`PHASES`, ``rounds`` the round that played it."""
-
-    blobs: dict[str, npt.NDArray[np.uint8]]
-    starts: dict[str, npt.NDArray[np.int64]]
-    shapes: dict[str, tuple[int, ...]]
-    dtypes: dict[str, str]
-    legal: npt.NDArray[np.int32]
-    targets: npt.NDArray[np.float32]
-    offsets: npt.NDArray[np.int64]
-    actions: npt.NDArray[np.int64]
-    outcomes: npt.NDArray[np.float32]
-    games: npt.NDArray[np.int64]
-    by_teacher: npt.NDArray[np.bool_]
-    phases: npt.NDArray[np.int8]
-    rounds: npt.NDArray[np.int16]
-    n_actions: int
-
-    def __len__(self) -> int:
-        return int(self.actions.shape[0])
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the arrays (the memory the samples hold)."""
-        arrays: list[npt.NDArray[Any]] = [*self.blobs.values(), *self.starts.values(), self.legal, self.targets,
-                                           self.offsets, self.actions, self.outcomes, self.games, self.by_teacher,
-                                           self.phases, self.rounds]
-        return int(sum(a.nbytes for a in arrays))
-
-    def observations(self, idx: npt.NDArray[np.intp]) -> dict[str, npt.NDArray[Any]]:
-        """The observations of samples ``idx``, one array per key in its stored dtype: each sample is
-        decompressed straight into its row (no per-sample arrays to stack: half the decompression's time)."""
-        out: dict[str, npt.NDArray[Any]] = {}
-        for key, blob in self.blobs.items():
-            batch = np.empty((len(idx), *self.shapes[key]), dtype=self.dtypes[key])
-            rows = batch.view(np.uint8).reshape(len(idx), batch.itemsize * math.prod(self.shapes[key]))
-            starts = self.starts[key]
-            for row, i in enumerate(idx):
-                rows[row] = np.frombuffer(zlib.decompress(blob[starts[i]:starts[i + 1]].tobytes()), dtype=np.uint8)
-            out[key] = batch
-        return out
-
-    def legal_of(self, i: int) -> npt.NDArray[np.int32]:
-        return self.legal[self.offsets[i]:self.offsets[i + 1]]
-
-    def target_of(self, i: int) -> npt.NDArray[np.float32]:
-        return self.targets[self.offsets[i]:self.offsets[i + 1]]
-
-    def masks(self, idx: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
-        out = np.zeros((len(idx), self.n_actions), dtype=bool)
-        for row, i in enumerate(idx):
-            out[row, self.legal_of(int(i))] = True
-        return out
-
-    def padded_targets(self, idx: npt.NDArray[np.intp], length: int) -> npt.NDArray[np.float32]:
-        out = np.zeros((len(idx), length), dtype=np.float32)
-        for row, i in enumerate(idx):
-            t = self.target_of(int(i))
-            out[row, :len(t)] = t
-        return out
-
-    @staticmethod
-    def concatenate(parts: Sequence[Samples]) -> Samples:
-        """The samples of ``parts`` in order (parts with no sample are skipped)."""
-        parts = [p for p in parts if len(p)] or list(parts[:1])
-        first = parts[0]
-
-        def shifted(arrays: Sequence[npt.NDArray[np.int64]], sizes: Sequence[int]) -> npt.NDArray[np.int64]:
-            shift = np.cumsum([0, *sizes[:-1]])
-            return np.concatenate([arrays[0][:1]] + [a[1:] + k for a, k in zip(arrays, shift, strict=True)])
-
-        return Samples(
-            blobs={k: np.concatenate([p.blobs[k] for p in parts]) for k in first.blobs},
-            starts={k: shifted([p.starts[k] for p in parts], [len(p.blobs[k]) for p in parts]) for k in first.blobs},
-            shapes=first.shapes, dtypes=first.dtypes,
-            legal=np.concatenate([p.legal for p in parts]),
-            targets=np.concatenate([p.targets for p in parts]),
-            offsets=shifted([p.offsets for p in parts], [len(p.targets) for p in parts]),
-            **{name: np.concatenate([getattr(p, name) for p in parts])
-               for name in ("actions", "outcomes", "games", "by_teacher", "phases", "rounds")},
-            n_actions=first.n_actions,
-        )
-
-    def save(self, path: Path) -> None:
-        """An uncompressed ``.npz`` (the observations are compressed already), written atomically."""
-        arrays: dict[str, Any] = {f"blob_{k}": v for k, v in self.blobs.items()}
-        arrays.update({f"starts_{k}": v for k, v in self.starts.items()})
-        meta = {"shapes": {k: list(v) for k, v in self.shapes.items()}, "dtypes": self.dtypes,
-                "n_actions": self.n_actions}
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        for name in ("legal", "targets", "offsets", "actions", "outcomes", "games", "by_teacher", "phases", "rounds"):
-            arrays[name] = getattr(self, name)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
-        os.replace(tmp, path)
-
-    @staticmethod
-    def load(path: Path) -> Samples:
-        with np.load(path, allow_pickle=False) as data:  # data only: an object array is refused, never unpickled
-            meta = json.loads(data["meta"].tobytes())
-            keys = list(meta["shapes"])
-            return Samples(
-                blobs={k: data[f"blob_{k}"] for k in keys}, starts={k: data[f"starts_{k}"] for k in keys},
-                shapes={k: tuple(v) for k, v in meta["shapes"].items()}, dtypes=meta["dtypes"],
-                legal=data["legal"], targets=data["targets"], offsets=data["offsets"], actions=data["actions"],
-                outcomes=data["outcomes"], games=data["games"], by_teacher=data["by_teacher"], phases=data["phases"],
-                rounds=data["rounds"], n_actions=int(meta["n_actions"]),
-            )
-
-
-class SampleBuilder:
-    """Accumulates :class:`~training.sb3.imitation.Decision` s into :class:`Samples`."""
-
-    def __init__(self, n_actions: int, phase: slice) -> None:
-        self.n_actions = n_actions
-        self.phase = phase
-        self.blobs: dict[str, list[bytes]] = {}
-        self.shapes: dict[str, tuple[int, ...]] = {}
-        self.dtypes: dict[str, str] = {}
-        self.legal: list[npt.NDArray[np.int32]] = []
-        self.targets: list[npt.NDArray[np.float32]] = []
-        self.rows: list[tuple[int, float, int, bool, int]] = []
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def add(self, d: Decision, outcome: float, game: int) -> None:
-        for key, value in d.observation.items():
-            array = np.ascontiguousarray(value)
-            self.shapes.setdefault(key, array.shape)
-            self.dtypes.setdefault(key, array.dtype.str)
-            self.blobs.setdefault(key, []).append(zlib.compress(array.tobytes(), 1))
-        self.legal.append(np.flatnonzero(d.mask).astype(np.int32))
-        self.targets.append(d.target.astype(np.float32))
-        phase = int(np.argmax(d.observation["vector"][self.phase]))
-        self.rows.append((d.action, outcome, game, d.by_teacher, phase))
-
-    def build(self, round_index: int) -> Samples:
-        starts = {k: np.concatenate([[0], np.cumsum([len(b) for b in v])]).astype(np.int64)
-                  for k, v in self.blobs.items()}
-        n = len(self.rows)
-        columns: list[Sequence[Any]] = list(zip(*self.rows, strict=True)) if self.rows else [()] * 5
-        return Samples(
-            blobs={k: np.frombuffer(b"".join(v), dtype=np.uint8) for k, v in self.blobs.items()},
-            starts=starts, shapes=self.shapes, dtypes=self.dtypes,
-            legal=np.concatenate(self.legal) if self.legal else np.zeros(0, np.int32),
-            targets=np.concatenate(self.targets) if self.targets else np.zeros(0, np.float32),
-            offsets=np.concatenate([[0], np.cumsum([len(t) for t in self.targets])]).astype(np.int64),
-            actions=np.asarray(columns[0], dtype=np.int64), outcomes=np.asarray(columns[1], dtype=np.float32),
-            games=np.asarray(columns[2], dtype=np.int64), by_teacher=np.asarray(columns[3], dtype=bool),
-            phases=np.asarray(columns[4], dtype=np.int8), rounds=np.full(n, round_index, dtype=np.int16),
-            n_actions=self.n_actions,
-        )
-
-
-def _spec_agent(spec: str, seed: int) -> Any:
-    from agents.spec import make_agent
-
-    return make_agent(spec, seed=seed)
-
-
-def collect_round(
-    env_kwargs: dict[str, Any], decisions: int, seed: int, teacher: str, student: str = "",
-    student_share: float = 0.5, temperature: float = 1.0, round_index: int = 0,
-    make_agent: Callable[[str, int], Any] = _spec_agent,
-) -> Samples:
-    """At least ``decisions`` decisions of seeded games, every one labelled by ``teacher`` (module
-    docstring, step 1): the teacher plays every seat, or with ``student`` (an agent spec) each seat
-    is the student with probability ``student_share`` (at least one per game)."""
-    from carcassonne_env.environment.aec import raw_env
-
-    env = raw_env(**env_kwargs)
-    phase = env.encoder.layout.vector_entry["phase"]
-    builder = SampleBuilder(env.codec.n, slice(phase.start, phase.start + len(PHASES)))
-    games = labelled_games(env_kwargs, seed, make_agent, teacher, (student or teacher,),
-                           1.0 - student_share if student else 1.0, temperature, label_all=True,
-                           pile_rng=np.random.default_rng([seed, 1]))
-    while len(builder) < decisions:
-        game_seed, labelled, final = next(games)
-        for d in labelled:
-            builder.add(d, final[d.seat], game_seed)
-    return builder.build(round_index)
-
-
-def _collect(s: Settings, k: int, student: str, workers: int) -> Samples:
-    """Round ``k``'s samples: chunks of :data:`CHUNK` decisions, each with its own seed, in
-    ``workers`` spawned processes (or in this one)."""
-    from tqdm import tqdm
-
-    chunks = max(1, -(-s.decisions // CHUNK))
-    size = -(-s.decisions // chunks)
-    seeds = [int(np.random.SeedSequence([s.seed, k, i]).generate_state(1)[0]) for i in range(chunks)]
-    args = [(s.env_kwargs(), size, seed, s.teacher, student, s.student_share, s.temperature, k) for seed in seeds]
-    parts: dict[int, Samples] = {}
-    with tqdm(total=chunks * size, desc=f"round {k}: labelled decisions", unit="decision",
-              disable=not s.progress) as bar:
-        if workers <= 1 or chunks == 1:
-            for i, a in enumerate(args):
-                parts[i] = collect_round(*a)
-                bar.update(len(parts[i]))
-        else:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            from training.arena.backends import single_threaded
-
-            with ProcessPoolExecutor(min(workers, chunks), mp_context=multiprocessing.get_context("spawn"),
-                                     initializer=single_threaded) as pool:
-                futures = {pool.submit(collect_round, *a): i for i, a in enumerate(args)}
-                for future in as_completed(futures):
-                    parts[futures[future]] = future.result()
-                    bar.update(len(parts[futures[future]]))
-    return Samples.concatenate([parts[i] for i in range(chunks)])
-
-
 def _round_samples(s: Settings, out: Path, k: int, workers: int) -> Samples:
     """Round ``k``'s samples from ``round_NNN/samples.npz``, or played and saved there when the file
     is missing: a new round, or an old one whose samples were deleted (they depend only on the
@@ -512,185 +254,17 @@ def _round_samples(s: Settings, out: Path, k: int, workers: int) -> Samples:
     student = f"ppo:{previous}" if previous else ""
     print(f"== round {k}: {s.decisions} decisions, " + (f"{student} on {s.student_share:.0%} of the seats, "
           if student else "the teacher in every seat, ") + f"labelled by {s.teacher}", flush=True)
-    samples = _collect(s, k, student, workers)
+    samples = collect(s.env_kwargs(), s.decisions, s.seed, k, s.teacher, student, s.student_share, s.temperature,
+                      workers, s.progress)
     samples.save(path)
     return samples
 
 
-def heldout_games(games: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-    """Whether each game seed is held out (:data:`HOLDOUT` of them, by a multiplicative hash)."""
-    return np.asarray([(int(g) * 2654435761) % 2**32 < HOLDOUT * 2**32 for g in games], dtype=bool)
-
-
-# ------------------------------------------------------------------------------------------ the fit
-class DeviceObservations:
-    """Every observation of some samples, decompressed once and kept on a torch device in its stored
-    dtype (``Settings.observations_on_device``): a minibatch is then an index into device memory.
-
-    Decompression runs in ``threads`` threads (zlib releases the GIL), ``chunk`` samples a task."""
-
-    def __init__(self, data: Samples, device: Any, threads: int = 8, chunk: int = 2_048) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        import torch
-
-        def empty(key: str) -> Any:
-            dtype = torch.from_numpy(np.zeros(0, dtype=data.dtypes[key])).dtype
-            return torch.empty((len(data), *data.shapes[key]), dtype=dtype, device=device)
-
-        self.arrays = {k: empty(k) for k in data.blobs}
-
-        def fill(start: int) -> None:
-            observations = data.observations(np.arange(start, min(start + chunk, len(data))))
-            for k, v in observations.items():
-                self.arrays[k][start:start + len(v)] = torch.from_numpy(v)
-
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            list(pool.map(fill, range(0, len(data), chunk)))
-
-    def __call__(self, idx: npt.NDArray[np.intp]) -> dict[str, Any]:
-        """The observations of samples ``idx`` as tensors on the device, in their stored dtypes (``_batch``'s input)."""
-        import torch
-
-        return {k: a[torch.as_tensor(idx, device=a.device)] for k, a in self.arrays.items()}
-
-
-def _batch(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weight: float,
-           on_device: DeviceObservations | None = None) -> tuple[Any, Any, Any, Any]:
-    """(loss, cross-entropy, the student's distribution, the value loss) of samples ``idx``
-    (their observations from ``on_device`` when given, else decompressed from ``data``).
-
-    One pass of the trunk gives both heads (``legal_logits``; its values are ``predict_values``'s,
-    tested): the fit once ran the trunk a second time for the value, 40 % of its time. The integer
-    planes go in as stored: the network converts what it reads after cropping (the same numbers,
-    tested), where a float copy of the whole 93 × 93 board took a quarter of a batch."""
-    import torch
-
-    device = policy.device
-    obs = on_device(idx) if on_device is not None else {
-        k: torch.as_tensor(v, device=device) for k, v in data.observations(idx).items()}
-    legal_logits, values = policy.legal_logits(obs, data.masks(idx))
-    dist = policy.action_dist.proba_distribution(legal_logits)
-    legal = dist.legal
-    target = torch.as_tensor(data.padded_targets(idx, legal.actions.shape[1]), device=device)
-    cross_entropy = -(target * dist.log_p.masked_fill(~legal.valid, 0.0)).sum(1).mean()
-    values = values.flatten()
-    value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(data.outcomes[idx], device=device))
-    return cross_entropy + value_weight * value_loss, cross_entropy, dist, value_loss
-
-
-def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings,
-             on_device: DeviceObservations | None = None) -> dict[str, float]:
-    """Held-out figures of the student on samples ``idx`` (module docstring, step 2)."""
-    import torch
-
-    policy.set_training_mode(False)
-    sums = {"loss": 0.0, "cross_entropy": 0.0, "value_loss": 0.0}
-    agree = np.zeros(len(idx), dtype=bool)
-    regret = np.zeros(len(idx))
-    with torch.no_grad():
-        for start in range(0, len(idx), s.batch_size):
-            batch = idx[start:start + s.batch_size]
-            loss, ce, dist, value_loss = _batch(policy, data, batch, s.value_weight, on_device)
-            for name, v in (("loss", loss), ("cross_entropy", ce), ("value_loss", value_loss)):
-                sums[name] += float(v) * len(batch)
-            chosen = dist.mode().cpu().numpy()
-            for row, i in enumerate(batch):
-                legal, target = data.legal_of(int(i)), data.target_of(int(i))
-                t = float(target[int(np.searchsorted(legal, chosen[row]))])
-                best = float(target.max())
-                agree[start + row] = t == best
-                regret[start + row] = min(REGRET_CAP, s.temperature * math.log(best / t)) if t > 0 else REGRET_CAP
-    n = max(1, len(idx))
-    out = {k: v / n for k, v in sums.items()}
-    out["agreement"] = float(agree.mean()) if len(idx) else 0.0
-    out["regret"] = float(regret.mean()) if len(idx) else 0.0
-    phases = data.phases[idx]
-    for p, name in enumerate(PHASES):
-        out[f"agreement_{name}"] = float(agree[phases == p].mean()) if (phases == p).any() else float("nan")
-    return out
-
-
-def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, step: int = 0,
-        checkpoint: Path | None = None, on_saved: Callable[[], None] | None = None) -> dict[str, float]:
-    """Train ``policy`` on ``data`` for ``s.epochs`` epochs, keep the epoch with the lowest held-out
-    ``s.select_by`` (the first of equals); its figures (the training figures when no game is held out).
-
-    With ``checkpoint``, the fit saves itself there after every epoch (weights, optimiser, the shuffle's
-    random state, the best epoch so far; written atomically) and, when the file exists, continues from
-    it: a fit killed after epoch *e* and run again ends with exactly the weights of one never killed.
-    The caller deletes the file once the round's student is saved; ``on_saved`` is called after each save."""
-    import torch
-
-    rng = np.random.default_rng(seed)
-    held = heldout_games(data.games)
-    train_idx, test_idx = np.flatnonzero(~held), np.flatnonzero(held)
-    if not len(train_idx):
-        train_idx = test_idx
-    if not len(test_idx):
-        test_idx = train_idx
-    optimiser = torch.optim.Adam(policy.parameters(), lr=s.learning_rate)
-    best: tuple[float, dict[str, Any], dict[str, float]] = (math.inf, {}, {})
-    first = 0
-    if checkpoint is not None and checkpoint.exists():
-        with reading(checkpoint, "delete it: --resume fits the round again from its first epoch"):
-            saved = torch.load(checkpoint, map_location=s.device, weights_only=True)  # tensors and plain values
-            policy.load_state_dict(saved["policy"])
-            optimiser.load_state_dict(saved["optimiser"])
-            rng.bit_generator.state = saved["rng"]
-            best, first = saved["best"], saved["epochs_done"]
-        print(f"   continuing after epoch {first} ({checkpoint})", flush=True)
-    on_device = DeviceObservations(data, policy.device) if s.observations_on_device and first < s.epochs else None
-    for epoch in range(first, s.epochs):
-        policy.set_training_mode(True)
-        order = rng.permutation(train_idx)
-        total = 0.0
-        for start in range(0, len(order), s.batch_size):
-            batch = order[start:start + s.batch_size]
-            loss = _batch(policy, data, batch, s.value_weight, on_device)[0]
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            optimiser.step()
-            total += float(loss.detach()) * len(batch)
-        held_out = evaluate(policy, data, test_idx, s, on_device)
-        figures = {"train_loss": total / len(order), **held_out, "epoch": epoch + 1.0}
-        print(f"   epoch {epoch + 1}: training loss {figures['train_loss']:.3f}, held-out loss {figures['loss']:.3f}, "
-              f"agreement {figures['agreement']:.1%} (" + ", ".join(
-                  f"{p} {figures[f'agreement_{p}']:.1%}" for p in PHASES) + f"), regret {figures['regret']:.2f} points",
-              flush=True)
-        if log is not None:
-            for k, v in figures.items():
-                if k != "epoch" and math.isfinite(v):
-                    log.add_scalar(f"fit/{k}", v, step * 1000 + epoch)
-        if figures[s.select_by] < best[0]:
-            best = (figures[s.select_by], {k: v.detach().clone() for k, v in policy.state_dict().items()}, figures)
-        if checkpoint is not None:
-            tmp = checkpoint.with_suffix(".tmp")
-            torch.save({"policy": policy.state_dict(), "optimiser": optimiser.state_dict(),
-                        "rng": rng.bit_generator.state, "best": best, "epochs_done": epoch + 1}, tmp)
-            os.replace(tmp, checkpoint)
-            if on_saved is not None:
-                on_saved()
-    policy.load_state_dict(best[1])
-    policy.set_training_mode(False)
-    return {**best[2], "train_samples": float(len(train_idx)), "heldout_samples": float(len(test_idx))}
-
-
 def _student(s: Settings) -> Any:
-    """A fresh MaskablePPO model with the board network (seeded), for its policy and ``save``."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.nets.policy import CarcassonnePolicy, policy_kwargs
-    from carcassonne_env.environment import SingleAgentEnv
-
-    kwargs = policy_kwargs(channels=s.channels, blocks=s.blocks, head_hidden=s.head_hidden,
-                           action_heads=s.action_heads, reach_head=s.reach_head,
-                           deploy_sees_floors=s.deploy_sees_floors)
-    venv = DummyVecEnv([lambda: SingleAgentEnv(seat=None, **s.env_kwargs())])
-    return MaskablePPO(CarcassonnePolicy, venv, n_steps=8, batch_size=8, seed=s.seed, device=s.device,
-                       policy_kwargs=kwargs)
+    """A fresh student with the network of ``s`` (seeded)."""
+    return new_student(s.env_kwargs(), s.seed, s.device, channels=s.channels, blocks=s.blocks,
+                       head_hidden=s.head_hidden, action_heads=s.action_heads, reach_head=s.reach_head,
+                       deploy_sees_floors=s.deploy_sees_floors)
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -715,45 +289,20 @@ def _cell(value: float | None) -> str:
 
 
 def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path) -> None:
-    tmp = out / "curve.csv.tmp"
+    """``curve.csv`` (a row per round: the fit's figures, the student's speed and its ratings against
+    each anchor) and ``curve.png``: the student's win share against each anchor (95 % Wilson interval)
+    over training hours."""
     keys = ("win", "win_low", "win_high", "score", "elo")
-    with tmp.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["round", "hours", "samples", *_CURVE_FIGURES, *(f"{a}_{k}" for a in anchors for k in keys)])
-        for h in history:
-            w.writerow([h["round"], _cell(h["hours"]), h["samples"], *(_cell(h[k]) for k in _CURVE_FIGURES),
-                        *(_cell(h["ratings"][a][k]) for a in anchors for k in keys)])
-    os.replace(tmp, out / "curve.csv")
-    _plot(history, anchors, out / "curve.png")
-
-
-def _plot(history: list[dict[str, Any]], anchors: Sequence[str], path: Path) -> None:
-    """Win share of each round's student against each anchor (95 % Wilson interval) over training hours."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    hours = [h["hours"] for h in history]
-    for anchor in anchors:
-        rows = [h["ratings"][anchor] for h in history]
-        line = ax.plot(hours, [r["win"] for r in rows], marker="o", label=f"vs {anchor}")[0]
-        ax.fill_between(hours, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.15,
-                        color=line.get_color())
-    for h in history:
-        ax.annotate(f"r{h['round']}", (h["hours"], h["ratings"][anchors[0]]["win"]), fontsize=7,
-                    textcoords="offset points", xytext=(0, 6), ha="center")
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("training hours (wall)")
-    ax.set_ylabel("win share of the student (95 % Wilson interval)")
-    ax.set_title("Policy distillation (DAgger): each round's student against fixed anchors", fontsize=10,
-                 pad=14)  # above the round labels of the top curve
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    write_csv(out / "curve.csv", ["round", "hours", "samples", *_CURVE_FIGURES, *(f"{a}_{k}" for a in anchors
+                                                                                 for k in keys)],
+              ([h["round"], _cell(h["hours"]), h["samples"], *(_cell(h[k]) for k in _CURVE_FIGURES),
+                *(_cell(h["ratings"][a][k]) for a in anchors for k in keys)] for h in history))
+    bands = {a: Band(*([h["ratings"][a][k] for h in history] for k in ("win", "win_low", "win_high")))
+             for a in anchors}
+    plot_against_anchors(out / "curve.png", [h["hours"] for h in history], bands, [f"r{h['round']}" for h in history],
+                         anchors[0], span=(0.0, 1.0), even=0.5,
+                         ylabel="win share of the student (95 % Wilson interval)",
+                         title="Policy distillation (DAgger): each round's student against fixed anchors")
 
 
 def train(s: Settings) -> Path:
@@ -767,26 +316,18 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    import shutil
-
     import torch
     from torch.utils.tensorboard import SummaryWriter
-
-    from carcassonne_env.engine import GameConfig
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
     log = SummaryWriter(str(out / "tensorboard"))
-    started, base_seconds = time.time(), float(state["seconds"])
-
-    def elapsed() -> float:
-        """Seconds the run has worked: those saved before this process started, and its own."""
-        return base_seconds + time.time() - started
+    clock = RunClock(float(state["seconds"]))
 
     def save_clock() -> None:
         """Work just reached the disk (samples, a fit epoch, a student): so do the seconds it took, and a
         run killed later in the round resumes its clock from here, not from the last round's end."""
-        state["seconds"] = elapsed()
+        state["seconds"] = clock.seconds()
         write_json(out / "state.json", _json_safe(state))
 
     model = _student(s)
@@ -794,10 +335,10 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     rounds: dict[int, Samples] = {}
     k = int(state["round"])
     if not k and s.init:
-        _start_from(model, init_path(s.init), s.device)
+        start_from(model, init_path(s.init), s.device)
     if k:
-        _load_student(model, out / f"round_{k - 1:03d}", s.device, "the finished rounds start from it: restore it "
-                      "from a copy of the run, or start a new run")
+        load_student(model, out / f"round_{k - 1:03d}", s.device, "the finished rounds start from it: restore it "
+                     "from a copy of the run, or start a new run")
     while k < s.rounds:
         folder = out / f"round_{k:03d}"
         folder.mkdir(exist_ok=True)
@@ -823,25 +364,22 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 figures = load(folder / "fit.json")
                 if not isinstance(figures, dict):
                     raise ValueError("not a JSON object")
-            _load_student(model, folder, s.device, "delete it: --resume fits the round again")
+            load_student(model, folder, s.device, "delete it: --resume fits the round again")
         else:
             figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k,
                           checkpoint=folder / "fit_checkpoint.pt", on_saved=save_clock)
-            tmp = folder / "student.tmp.zip"
-            model.save(tmp)
-            os.replace(tmp, folder / "student.zip")
+            save_model(model, folder / "student.zip", ())
             write_json(folder / "fit.json", _json_safe(figures))
             (folder / "fit_checkpoint.pt").unlink()
             save_clock()
         del data
-        shutil.copyfile(folder / "student.zip", out / "student.tmp.zip")
-        os.replace(out / "student.tmp.zip", out / "student.zip")
+        atomic_copy(folder / "student.zip", out / "student.zip")
         spec = f"ppo:{folder / 'student.zip'}"
         print(f"== round {k}: rating {spec} against {', '.join(s.anchors)}", flush=True)
         ratings, games = rate_against_anchors(spec, s.anchors, s.eval_seeds, 70_000_000 + 1_000 * s.seed,
-                                              GameConfig(players=s.players, expansions=s.expansions),
+                                              s.game_config(),
                                               folder / "anchors", workers, s.progress)
-        hours = elapsed() / 3600
+        hours = clock.hours()
         entry: dict[str, Any] = {"round": k, "hours": hours, "samples": size, "extra_samples": extra_size,
                                  "round_samples": len(rounds[k]),
                                  "student_seat_samples": student_seats, "bytes_per_sample": memory / size,
@@ -859,7 +397,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                   f"score {r['score']:.3f}  Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
         print(f"   {entry['ms_per_decision']:.1f} ms per decision", flush=True)
         k += 1
-        state.update(history=history, round=k, seconds=elapsed(), settings=asdict(s))
+        state.update(history=history, round=k, seconds=clock.seconds(), settings=asdict(s))
         write_json(out / "history.json", _json_safe(history))
         _write_curve(history, s.anchors, out)
         write_json(out / "state.json", _json_safe(state))
@@ -882,41 +420,6 @@ def _readable(path: Path, read: Callable[[Path], _T]) -> _T:
                            f"play that run's round again (--resume)") from None
 
 
-def _load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
-    """The weights of ``folder``'s ``student.zip`` into ``model``'s policy (a damaged zip: one line
-    naming it and ``remedy``)."""
-    from agents.nets.policy import load_policy
-
-    with reading(folder / "student.zip", remedy):
-        model.policy.load_state_dict(load_policy(folder / "student.zip", device).state_dict())
-
-
-def init_path(init: str) -> Path:
-    """The student zip ``--init`` names: a shipped network's name (agents/ppo.py; ShippedFileError unless the
-    manifest vouches for its file) or a path."""
-    from agents.ppo import SHIPPED, resolve_checkpoint
-
-    return resolve_checkpoint(init) if init in SHIPPED else Path(init)
-
-
-def _start_from(model: Any, path: Path, device: str) -> None:
-    """``path``'s weights into ``model``'s policy; a head only ``model`` has keeps its fresh weights (a
-    head whose output starts at zero, as the reach head's, then leaves the student's moves as they were).
-    Raises SettingError when the networks differ otherwise."""
-    from agents.nets.policy import load_policy
-
-    with reading(path, "name another student with --init"):
-        weights = load_policy(path, device).state_dict()
-    try:
-        missing, unexpected = model.policy.load_state_dict(weights, strict=False)
-    except RuntimeError as e:
-        raise SettingError(f"--init: {path}: its network differs in size from this run's (--channels, --blocks, "
-                           f"--head-hidden): {str(e).splitlines()[1].strip()}") from None
-    if unexpected or any(".reach_head." not in k for k in missing):
-        raise SettingError(f"--init: {path}: its network's heads differ from this run's (--action-heads): "
-                           f"{', '.join((unexpected or missing)[:3])}")
-
-
 def _json_safe(data: Any) -> Any:
     """``data`` with every non-finite float as None (JSON has no NaN)."""
     if isinstance(data, float):
@@ -928,29 +431,17 @@ def _json_safe(data: Any) -> Any:
     return data
 
 
-_HELP = ("Policy distillation with DAgger: trains the board network of the ppo: agents to play like a search "
-         "teacher (default afterstate:pretrained,fast=1) without searching. Each round plays games (the previous "
-         "round's student on some seats), the teacher labels every decision with its action values, the network "
-         "is fitted to all labels so far and rated against the anchors. The student is OUT/student.zip: play it as "
-         "ppo:OUT/student.zip. docs/training.md, 'Distillation'.")
+COMMAND = Command(Settings, "Policy distillation with DAgger: trains the board network of the ppo: agents to play "
+                  "like a search teacher (default afterstate:pretrained,fast=1) without searching. Each round plays "
+                  "games (the previous round's student on some seats), the teacher labels every decision with its "
+                  "action values, the network is fitted to all labels so far and rated against the anchors. The "
+                  "student is OUT/student.zip: play it as ppo:OUT/student.zip. docs/training.md, 'Distillation'.",
+                  PRESETS, "quick --rounds 3")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train distill") -> int:
-    """``carcassonne train distill`` (:mod:`training.cli.train`): a preset, then overrides."""
-    import sys
-
-    import tyro
-
-    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
-
-    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
-                                                  description=preset_help(_HELP, prog, "quick --rounds 3"))
-    try:
-        train(settings)
-    except ValueError as e:
-        raise SystemExit(f"{prog}: {e}") from None
-    return 0
+    """``carcassonne train distill`` (:mod:`training.cli.train`): a preset, then overrides; train."""
+    return run_command(COMMAND, argv, prog, lambda s, given: train(s), refusals=(ValueError,))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ What happens:
    actors sample ``envs_per_runner`` envs each (0 runners: the driver samples); one learner, in the
    driver, updates. Reward: win/loss plus optional score shaping, as in the SB3 trainer. torch runs
    ``threads`` threads in the driver (0: the free cores, at most 2,
-   :func:`~training.sb3.threads.torch_threads`) and ``runner_threads`` in each EnvRunner (default 1,
+   :func:`~training.common.threads.torch_threads`) and ``runner_threads`` in each EnvRunner (default 1,
    its one CPU), set by the config's callbacks, so wherever RLlib builds or rebuilds them. The two
    are separate: sampling and learning take turns, so the learner may use every core while each
    EnvRunner keeps to its own (two EnvRunners of two threads on two cores sampled 5× slower).
@@ -32,24 +32,29 @@ What happens:
    restores the algorithm from it (weights, optimizer, counters), drops the progress and
    evaluation lines of iterations after it (lost with the interruption), and trains on to
    ``--iterations`` — also past the end of a finished run. The run-defining settings
-   (:data:`RUN_DEFINING`) come from ``OUT/settings.json``; resources may change.
+   (:data:`RUN_DEFINING`) come from ``OUT/settings.json``, and one given on the command line with
+   another value is refused (:func:`training.common.run_folder.keep_saved`); resources may change.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from carcassonne_env.engine.registry import TOWER_VARIANT
+from training.common.cli import Command, run_command
+from training.common.evaluation import gauntlet
+from training.common.ppo import PPOSettings
+from training.common.progress import append_line, keep_until
+from training.common.run_folder import keep_saved, read_state, reading, run_lock, write_json
+from training.common.settings import SettingError, check_agents, check_out, check_rules, is_int, need
 
 __all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "object_store_bytes", "step_bytes", "train"]
 
@@ -58,7 +63,7 @@ ENV_NAME = "carcassonne_v0_rllib"
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(PPOSettings):
     """Every setting of an RLlib self-play run (each one is a command-line flag)."""
 
     out: str = "runs/rllib"
@@ -82,39 +87,17 @@ class Settings:
     """Training iterations (each samples --train-batch env steps, then updates)."""
     seed: int = 0
     """Seeds the model, the env runners' envs and the evaluation's agents."""
-    players: int = 2
-    """Players per game (2–6); every seat is the learner (shared policy)."""
-    expansions: tuple[str, ...] = TOWER_VARIANT
-    """Expansions in play (the 2-player tower variant by default)."""
     window: int = 31
     """Board window W of the observations (docs/env.md)."""
-    shaping: float = 0.01
-    """Weight of the per-step shaping reward (0 = win/loss only)."""
-    shaping_scores: Literal["current", "end_now"] = "end_now"
-    """Shaping pays changes of the scores if the game ended now (potential-based) or of the current scores."""
     train_batch: int = 2048
     """Env steps per iteration (all seats' decisions count)."""
     minibatch: int = 256
     """PPO's minibatch: env steps per gradient step."""
     epochs: int = 4
     """PPO's passes over each iteration's batch."""
-    learning_rate: float = 3e-4
-    """Adam's learning rate."""
-    gamma: float = 0.995
-    """Discount factor of the returns."""
-    gae_lambda: float = 0.95
-    """λ of the generalised advantage estimate (GAE)."""
-    ent_coef: float = 0.01
-    """Weight of the entropy bonus in PPO's loss (higher: more exploration)."""
-    clip_range: float = 0.2
-    """PPO's clipping of the policy ratio."""
     kl_coeff: float = 0.2
     # 0: the EnvRunners then keep one number instead of the 16,352 logits a step they record for it
     """Weight of PPO's KL penalty (RLlib's default; 0 = none, as in SB3's MaskablePPO, and less to record)."""
-    channels: int = 16
-    """Features per board cell in the network's trunk (agents/nets/board_net.py)."""
-    blocks: int = 2
-    """Residual 3×3 convolution blocks of the trunk."""
     head_hidden: int = 64
     """Hidden units of the action and value heads."""
     eval_every: int = 5
@@ -133,50 +116,32 @@ class Settings:
     """Continue the run in --out from its last checkpoint (OUT/state.json) up to --iterations."""
 
     def check(self) -> None:
-        """Raise :class:`~training.checks.SettingError` naming the flag of the first value no run can use."""
-        from carcassonne_env.engine import GameConfig
+        """Raise :class:`~training.common.settings.SettingError` naming the flag of the first value no run can use."""
         from carcassonne_env.environment.options import MAX_WINDOW, MIN_WINDOW
-        from training.checks import SEED_LIMIT, SettingError, check_agents, check_out, finite, is_int, need
 
-        for name in ("envs_per_runner", "runner_threads", "iterations", "train_batch", "minibatch", "epochs",
-                     "channels", "head_hidden", "eval_seeds", "eval_workers"):
-            need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer",
-                 getattr(self, name))
-        for name in ("env_runners", "threads", "blocks", "eval_every", "checkpoint_every", "seed"):
-            need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0",
-                 getattr(self, name))
+        self.check_ppo()
+        check_rules(self, positive_int=("envs_per_runner", "runner_threads", "iterations", "train_batch", "minibatch",
+                                        "epochs", "head_hidden", "eval_seeds", "eval_workers"),
+                    count=("env_runners", "threads", "blocks", "eval_every", "checkpoint_every"),
+                    non_negative=("kl_coeff",))
         need(self.num_cpus is None or (is_int(self.num_cpus) and self.num_cpus >= 1), "num_cpus",
              "must be a positive integer", self.num_cpus)
         need(is_int(self.object_store_mb) and (self.object_store_mb == 0 or self.object_store_mb >= 100),
              "object_store_mb", "must be 0 (sized from --train-batch) or at least 100 (Ray's minimum is 75 MiB)",
              self.object_store_mb)
-        need(self.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)", self.seed)
         need(self.minibatch <= self.train_batch, "minibatch", f"must be at most --train-batch ({self.train_batch})",
              self.minibatch)
         need(is_int(self.window) and MIN_WINDOW <= self.window <= MAX_WINDOW, "window",
              f"must be an integer in {MIN_WINDOW}..{MAX_WINDOW}", self.window)
-        for name in ("learning_rate", "clip_range"):
-            need(finite(getattr(self, name)) and getattr(self, name) > 0, name, "must be a finite number > 0",
-                 getattr(self, name))
-        for name in ("gamma", "gae_lambda"):
-            need(finite(getattr(self, name)) and 0 < getattr(self, name) <= 1, name, "must be in (0, 1]",
-                 getattr(self, name))
-        for name in ("ent_coef", "shaping", "kl_coeff"):
-            need(finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0",
-                 getattr(self, name))
         need(self.address is None or bool(self.address.strip()), "address", "must name a cluster", self.address)
         need(len(self.eval_opponents) >= 1 or not self.eval_every, "eval_opponents", "needs at least one agent spec",
              self.eval_opponents)
-        try:
-            config = GameConfig(players=self.players, expansions=self.expansions)
-        except ValueError as e:  # ConfigError
-            raise SettingError(f"--players/--expansions: {e}") from None
+        config = self.check_game(self.seed)
         check_out(self.out)
         check_agents("eval_opponents", self.eval_opponents, config)
 
     def env_config(self) -> dict[str, Any]:
-        return {"players": self.players, "expansions": self.expansions, "window": self.window,
-                "shaping": self.shaping, "shaping_scores": self.shaping_scores}
+        return {**self.env_kwargs(), "window": self.window}
 
     def model_config(self) -> dict[str, Any]:
         return {"channels": self.channels, "blocks": self.blocks, "head_hidden": self.head_hidden}
@@ -275,10 +240,10 @@ def _actions_to_envs(record_logits: bool, env: Any, spaces: Any = None, device: 
 
 def _driver_threads(threads: int, **kwargs: Any) -> None:
     """``on_algorithm_init``, in the driver once the algorithm is built: torch's threads there, where
-    the learner updates (and samples with no EnvRunners), :func:`~training.sb3.threads.torch_threads`."""
+    the learner updates (and samples with no EnvRunners), :func:`~training.common.threads.torch_threads`."""
     import torch
 
-    from training.sb3.threads import torch_threads
+    from training.common.threads import torch_threads
 
     torch.set_num_threads(torch_threads(threads))
 
@@ -303,52 +268,46 @@ RUN_DEFINING = (
 _BEFORE = {"kl_coeff": 0.2}
 
 
-def train(s: Settings) -> Path:
+def train(s: Settings, given: Collection[str] = ()) -> Path:
     """Run (or resume) the self-play training described by ``s``; returns the final checkpoint's path.
-    The run holds ``OUT``'s lock (:func:`~training.checks.run_lock`)."""
-    from training.checks import SettingError, run_lock
-
+    The run holds ``OUT``'s lock (:func:`~training.common.run_folder.run_lock`); a resume takes the
+    run-defining settings from the run, refusing those of ``given`` (named on the command line) whose
+    value differs. A refusal is a SettingError."""
+    s.check()
     out = Path(s.out).resolve()
     state_path = out / "state.json"
     if s.resume and not state_path.exists():
-        raise SystemExit(f"--resume: no checkpoint in {out} (expected state.json)")
-    try:
-        with run_lock(out, state_path.exists):
-            return _train(s, out)
-    except SettingError as e:
-        raise SystemExit(str(e)) from None
+        raise SettingError(f"--resume: no checkpoint in {out} (expected state.json)")
+    with run_lock(out, state_path.exists):
+        return _train(s, out, given)
 
 
-def _saved_run(s: Settings, out: Path) -> tuple[Settings, int, Path]:
+def _saved_run(s: Settings, out: Path, given: Collection[str] = ()) -> tuple[Settings, int, Path]:
     """The run in ``out`` to resume: ``s`` with its run-defining settings (``settings.json``), the
     iterations it has trained and its last checkpoint (``state.json``; a path relative to ``out``, so
     a copied or moved run resumes where it is now). A SettingError names a damaged file."""
-    from training.checks import SettingError, read_state
-
     state = read_state(out / "state.json", {"iteration": 0, "checkpoint": ""})
-    saved = read_state(out / "settings.json", {})
-    defining: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in {**_BEFORE, **saved}.items()
-                                if k in RUN_DEFINING}
+    s = keep_saved(s, read_state(out / "settings.json", {}), RUN_DEFINING, given, _BEFORE)
     checkpoint = out / state["checkpoint"]
     if not checkpoint.is_dir():
         raise SettingError(f"--resume: {out / 'state.json'} names the checkpoint {checkpoint}, which is missing")
-    return replace(s, **defining), int(state["iteration"]), checkpoint
+    return s, int(state["iteration"]), checkpoint
 
 
-def _train(s: Settings, out: Path) -> Path:
+def _train(s: Settings, out: Path, given: Collection[str]) -> Path:
     from training.arena.ray_support import ray_session
-    from training.checks import reading, write_json
 
     state_path = out / "state.json"
     done, checkpoint = 0, None
     if s.resume:
-        s, done, checkpoint = _saved_run(s, out)
+        s, done, checkpoint = _saved_run(s, out, given)
         if done >= s.iterations:
-            raise SystemExit(f"--resume: {out} has trained {done} iterations already; ask for more with --iterations")
+            raise SettingError(f"--resume: {out} has trained {done} iterations already; ask for more with "
+                               "--iterations")
     elif state_path.exists():
-        raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+        raise SettingError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     for log in ("progress.jsonl", "evaluations.jsonl"):
-        _keep_until(out / log, done)  # lines of iterations after the checkpoint (or of a run never checkpointed)
+        keep_until(out / log, done)  # lines of iterations after the checkpoint (or of a run never checkpointed)
     write_json(out / "settings.json", asdict(s))
     with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
         algo = build_config(s).build_algo()
@@ -361,7 +320,7 @@ def _train(s: Settings, out: Path) -> Path:
                 result = algo.train()
                 row = _progress(iteration, result, time.perf_counter() - start)
                 row["sampling_nodes"] = _sampling_nodes(algo)
-                _append(out / "progress.jsonl", row)
+                append_line(out / "progress.jsonl", row)
                 print(" ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {len(set(v))}" if isinstance(v, list)
                                else f"{k} {v}" for k, v in row.items()), flush=True)
                 last = iteration == s.iterations
@@ -375,23 +334,6 @@ def _train(s: Settings, out: Path) -> Path:
         finally:
             algo.stop()
     return out / "final"
-
-
-def _keep_until(path: Path, iteration: int) -> None:
-    """Drop the lines of ``path`` (JSON lines with an ``iteration``) after ``iteration``, and a line
-    cut short by a kill (rewritten atomically)."""
-    from training.arena.storage import atomic_write_text
-
-    def kept(line: str) -> bool:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            return False
-        return isinstance(row, dict) and isinstance(row.get("iteration"), int) and row["iteration"] <= iteration
-
-    if path.exists():
-        lines = path.read_text(errors="replace").splitlines()
-        atomic_write_text(path, "".join(line + "\n" for line in lines if kept(line)))
 
 
 def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -429,60 +371,33 @@ def _sampling_nodes(algo: Any) -> list[str]:
 
 def _evaluate(s: Settings, checkpoint: Path, iteration: int, out: Path) -> None:
     """A gauntlet of ``rllib:checkpoint`` against the evaluation opponents (tournament runner)."""
-    from carcassonne_env.engine import GameConfig
-    from training.arena.backends import make_backend
-    from training.arena.ratings import head_to_heads, pair_stats
-    from training.arena.tournament import Settings as TournamentSettings
-    from training.arena.tournament import load_games, run
-
     spec = f"rllib:{checkpoint}"
-    config = GameConfig.from_dict({"players": s.players, "expansions": list(s.expansions)})
-    settings = TournamentSettings(agents=(spec, *s.eval_opponents), mode="gauntlet", seeds=s.eval_seeds,
-                                  first_seed=10**6, config=config.to_dict())
-    games = out / "evaluations" / f"iter_{iteration:04d}"
-    run(settings, games, workers=s.eval_workers, progress=False, backend=make_backend(s.eval_backend))
-    h2h = head_to_heads(load_games(games), [spec, *s.eval_opponents])
+    stats, _ = gauntlet(spec, s.eval_opponents, s.eval_seeds, 10**6, s.game_config(),
+                        out / "evaluations" / f"iter_{iteration:04d}", s.eval_workers, progress=False,
+                        backend=s.eval_backend)
     row: dict[str, Any] = {"iteration": iteration, "checkpoint": str(checkpoint)}
-    for opponent in s.eval_opponents:
-        st = pair_stats(h2h, spec, opponent)
+    for opponent, st in stats.items():
         row[opponent] = {"wins": st.wins, "draws": st.draws, "losses": st.losses, "win_rate": st.win_rate,
                          "win_ci": st.win_ci, "margin": st.margin, "margin_se": st.margin_se}
         print(f"eval iteration {iteration} vs {opponent}: {st.wins}-{st.draws}-{st.losses}, win "
               f"{st.win_rate:.1%} [{st.win_ci[0]:.1%}, {st.win_ci[1]:.1%}], margin {st.margin:+.1f} ± "
               f"{st.margin_se:.1f}", flush=True)
-    _append(out / "evaluations.jsonl", row)
+    append_line(out / "evaluations.jsonl", row)
 
 
-def _append(path: Path, row: dict[str, Any]) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(row, default=str) + "\n")
+COMMAND = Command(Settings, "Self-play PPO training of the board network on Ray RLlib, on this machine or a Ray "
+                  "cluster (--address): the rllib: agents (module training/rllib/selfplay.py, docs/training.md; the "
+                  "ray extra). Output: runs/rllib unless --out says otherwise; --resume continues a run there. A list "
+                  "is one comma-separated argument, a boolean --x / --no-x.")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib") -> None:
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib") -> int:
     """``carcassonne train rllib`` (:mod:`training.cli.train`): parse ``argv`` and train."""
-    import sys
-
-    import tyro
-
-    from training.cli.dialect import comma_lists, list_flags, refuse_old_spellings
-
-    refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
-    description = ("Self-play PPO training of the board network on Ray RLlib, on this machine or a Ray cluster "
-                   "(--address): the rllib: agents (module training/rllib/selfplay.py, docs/training.md; the ray "
-                   "extra). Output: runs/rllib unless --out says otherwise; --resume continues a run there. A list "
-                   "is one comma-separated argument, a boolean --x / --no-x.")
-    settings = tyro.cli(Settings, args=argv, prog=prog, registry=comma_lists(), description=description)
     from training.arena.ray_support import RayError
-    from training.checks import SettingError
 
-    start = time.time()
-    try:
-        settings.check()
-        final = train(settings)
-    except (RayError, SettingError) as e:
-        raise SystemExit(f"{prog}: error: {e}") from None
-    print(f"done in {time.time() - start:.0f} s; agent spec rllib:{final}")
+    return run_command(COMMAND, argv, prog, train, lambda final, seconds: f"done in {seconds:.0f} s; agent spec "
+                       f"rllib:{final}", refusals=(SettingError, RayError))
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

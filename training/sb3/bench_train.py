@@ -28,9 +28,9 @@ from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import SingleAgentEnv
 from training.cli.dialect import refuse_old_spellings
+from training.common.threads import free_cores
 
 from .ppo import ppo_kwargs
-from .threads import free_cores
 
 EXPANSIONS = TOWER_VARIANT
 

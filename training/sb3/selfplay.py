@@ -30,63 +30,50 @@ What happens, in order:
    zip, and a resume takes the newest (zip, state) pair whose hash matches, so a kill at any moment
    leaves a resumable run. A resume refuses a run-defining setting given on its command line with
    another value than the run's (``--players``, ``--seed``, ``--learning-rate`` ...). One run at a
-   time per ``--out`` (a lock, :class:`training.arena.storage.RunLock`). A copied or moved run
-   resumes where it is now: the pool's snapshots are named there (:func:`training.checks.relocate_run`).
+   time per ``--out`` (a lock, :class:`training.common.storage.RunLock`). A copied or moved run
+   resumes where it is now: the pool's snapshots are named there (:mod:`training.common.relocate`).
    The final model is ``final.zip`` (agent spec ``ppo:OUT/final.zip``) and ``learning_curve.png``
    plots the evaluations.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
-import os
 import re
 import shutil
 import time
-import zipfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, Origin, check_spec, make_agent
-from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.options import DEFAULT_WINDOW
-from training.arena.storage import atomic_path, atomic_write_text, dumps, file_sha256
-from training.checks import (
-    SEED_LIMIT,
-    SettingError,
-    check_agents,
-    check_device,
-    check_out,
-    check_state,
-    relocate_run,
-    run_lock,
-)
+from training.common.checkpoints import CHECKPOINT, find_checkpoint, save_checkpoint, save_model
+from training.common.cli import Command, run_command
+from training.common.curves import write_csv
+from training.common.evaluation import gauntlet
+from training.common.ppo import PPOSettings
+from training.common.relocate import relocate_run
+from training.common.run_folder import check_state, keep_saved, run_lock
+from training.common.settings import SettingError, check_agents, check_device, check_out, check_rules, finite, need
+from training.common.storage import atomic_path, atomic_write_text, dumps
+from training.common.threads import torch_threads
 from training.sb3.pool import OpponentPool
-from training.sb3.threads import torch_threads
 
 __all__ = ["PRESETS", "Settings", "train"]
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(PPOSettings):
     """Every setting of a self-play run (each one is a command-line flag)."""
 
     out: str = "runs/ppo"
     """Output directory: checkpoints, snapshots, TensorBoard logs, evaluations, plots (runs/ppo/PRESET)."""
     seed: int = 0
     """Seeds the model, the envs, the opponent draws and the demonstrations."""
-    players: int = 2
-    """Players per game (2–6); the learner takes one seat, drawn every episode."""
-    expansions: tuple[str, ...] = TOWER_VARIANT
-    """Expansions in play (the 2-player tower variant by default)."""
     total_steps: int = 20_000
     """Learner decisions (env steps) of PPO in total, counting all envs; resume continues to it."""
     n_envs: int = 2
@@ -99,24 +86,6 @@ class Settings:
     """PPO's minibatch: decisions per gradient step."""
     n_epochs: int = 4
     """PPO's passes over each rollout."""
-    learning_rate: float = 3e-4
-    """Adam's learning rate of PPO."""
-    gamma: float = 0.995
-    """Discount factor of the returns."""
-    gae_lambda: float = 0.95
-    """λ of the generalised advantage estimate (GAE)."""
-    ent_coef: float = 0.01
-    """Weight of the entropy bonus in PPO's loss (higher: more exploration)."""
-    clip_range: float = 0.2
-    """PPO's clipping of the policy ratio."""
-    channels: int = 16
-    """Features per board cell in the network's trunk (agents/nets/policy.py)."""
-    blocks: int = 2
-    """Residual 3×3 convolution blocks of the trunk."""
-    shaping: float = 0.01
-    """Weight of the per-step shaping reward (0 = win/loss only)."""
-    shaping_scores: Literal["current", "end_now"] = "end_now"
-    """Shaping pays changes of the scores if the game ended now (potential-based) or of the current scores."""
     imitation_decisions: int = 2_000
     """Teacher decisions cloned before PPO (0 = no warm start)."""
     imitation_teacher: str = "greedy"
@@ -165,64 +134,36 @@ class Settings:
     """Show progress bars."""
 
     def check(self) -> None:
-        """Raise SystemExit naming the flag for a value no run can use."""
-        def need(ok: bool, flag: str, what: str) -> None:
-            if not ok:
-                raise SystemExit(f"--{flag.replace('_', '-')}: {what}, got {getattr(self, flag)!r}")
-
-        for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "channels", "blocks", "eval_seeds",
-                     "eval_workers", "imitation_epochs", "imitation_workers", "max_snapshots"):
-            need(_is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "must be a positive integer")
-        for name in ("seed", "total_steps", "imitation_decisions", "eval_every", "threads"):
-            need(_is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "must be an integer ≥ 0")
+        """Raise :class:`~training.common.settings.SettingError` naming the flag of the first value no run can use."""
+        self.check_ppo()
+        check_rules(self, positive_int=("n_envs", "n_steps", "batch_size", "n_epochs", "blocks", "eval_seeds",
+                                        "eval_workers", "imitation_epochs", "imitation_workers", "max_snapshots",
+                                        "checkpoint_every"),
+                    count=("total_steps", "imitation_decisions", "eval_every", "threads"),
+                    positive=("imitation_learning_rate", "prior_temperature"), non_negative=("max_minutes",),
+                    share=("snapshot_share", "promotion_margin"))
         # PPO normalises each minibatch's advantages by their spread: a minibatch of one step is NaN
         rollout = self.n_steps * self.n_envs
         need(rollout >= 2, "n_steps", f"with --n-envs {self.n_envs} makes a rollout of {rollout} step; PPO needs at "
-             "least 2")
+             "least 2", self.n_steps)
         need(self.batch_size >= 2 and rollout % self.batch_size != 1, "batch_size",
              f"must be at least 2 and not leave a minibatch of one step of the rollout (--n-steps × --n-envs = "
-             f"{rollout})")
-        need(_is_int(self.checkpoint_every) and self.checkpoint_every >= 1, "checkpoint_every",
-             "must be a positive integer")
-        need(2 <= self.players <= 6, "players", "must be 2–6 (R3)")
-        for name in ("learning_rate", "imitation_learning_rate", "clip_range"):
-            need(_finite(getattr(self, name)) and getattr(self, name) > 0, name, "must be a finite number > 0")
-        for name in ("gamma", "gae_lambda"):
-            need(_finite(getattr(self, name)) and 0 < getattr(self, name) <= 1, name, "must be in (0, 1]")
-        for name in ("ent_coef", "shaping", "max_minutes"):
-            need(_finite(getattr(self, name)) and getattr(self, name) >= 0, name, "must be a finite number ≥ 0")
-        for name in ("snapshot_share", "promotion_margin"):
-            need(_finite(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "must be in [0, 1]")
-        need(len(self.fixed_opponents) >= 1, "fixed_opponents", "needs at least one agent spec")
+             f"{rollout})", self.batch_size)
+        need(len(self.fixed_opponents) >= 1, "fixed_opponents", "needs at least one agent spec", self.fixed_opponents)
         need(len(self.fixed_weights) == len(self.fixed_opponents) and all(
-            _finite(w) and w > 0 for w in self.fixed_weights), "fixed_weights",
-            f"needs one positive weight per fixed opponent ({len(self.fixed_opponents)})")
-        need(len(self.eval_opponents) >= 1, "eval_opponents", "needs at least one agent spec")
-        need(self.seed < SEED_LIMIT, "seed", "must be below 2**32 (numpy's seeds)")
-        need(_finite(self.prior_temperature) and self.prior_temperature > 0, "prior_temperature",
-             "must be a finite number > 0 (points)")
-        from carcassonne_env.engine import ConfigError, GameConfig
-
-        try:
-            config = GameConfig(players=self.players, expansions=self.expansions)
-        except (ConfigError, ValueError) as e:
-            raise SystemExit(f"--players/--expansions: {e}") from None
-        try:
-            check_out(self.out)
-            check_device(self.device, auto=True)
-            for name in ("fixed_opponents", "eval_opponents"):
-                check_agents(name, getattr(self, name), config)
-            check_agents("initial_best", [self.initial_best], config)
-            if self.imitation_decisions:
-                check_agents("imitation_teacher", [self.imitation_teacher], config)
-            if self.prior:
-                check_agents("prior", [self.prior], config)
-        except SettingError as e:
-            raise SystemExit(str(e)) from None
-
-    def env_kwargs(self) -> dict[str, Any]:
-        return {"players": self.players, "expansions": self.expansions, "shaping": self.shaping,
-                "shaping_scores": self.shaping_scores}
+            finite(w) and w > 0 for w in self.fixed_weights), "fixed_weights",
+            f"needs one positive weight per fixed opponent ({len(self.fixed_opponents)})", self.fixed_weights)
+        need(len(self.eval_opponents) >= 1, "eval_opponents", "needs at least one agent spec", self.eval_opponents)
+        config = self.check_game(self.seed)
+        check_out(self.out)
+        check_device(self.device, auto=True)
+        for name in ("fixed_opponents", "eval_opponents"):
+            check_agents(name, getattr(self, name), config)
+        check_agents("initial_best", [self.initial_best], config)
+        if self.imitation_decisions:
+            check_agents("imitation_teacher", [self.imitation_teacher], config)
+        if self.prior:
+            check_agents("prior", [self.prior], config)
 
 
 PRESETS: dict[str, tuple[str, Settings]] = {
@@ -242,79 +183,14 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 }
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-# ------------------------------------------------------------------------------------------ checkpoints
-CHECKPOINT, PREVIOUS = ("checkpoint.zip", "state.json"), ("checkpoint.prev.zip", "state.prev.json")
-_PENDING = (".checkpoint.pending.zip", ".state.pending.json")
-
-
-def save_checkpoint(out: Path, save_model: Callable[[Path], None], state: dict[str, Any]) -> None:
-    """Write a checkpoint (``save_model(path)`` writes the zip; ``state`` the JSON next to it) so that a
-    kill at any moment leaves a loadable one (module docstring): both go to pending files first,
-    ``state`` gets the zip's SHA-256, the current pair becomes the previous one, the pending pair
-    becomes the current one — each step one ``os.replace``."""
-    zip_tmp, state_tmp = (out / name for name in _PENDING)
-    save_model(zip_tmp)
-    with zip_tmp.open("rb+") as f:
-        os.fsync(f.fileno())
-    state = {**state, "checkpoint_sha256": file_sha256(zip_tmp)}
-    atomic_write_text(state_tmp, dumps(state, indent=1))
-    for now, before in zip(CHECKPOINT, PREVIOUS, strict=True):
-        if (out / now).exists():
-            os.replace(out / now, out / before)
-    os.replace(zip_tmp, out / CHECKPOINT[0])
-    os.replace(state_tmp, out / CHECKPOINT[1])
-
-
-def find_checkpoint(out: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The newest (zip, state) pair of ``out`` whose state names the zip's SHA-256 (any of the current,
-    previous and pending files); a state saved before hashes pairs with ``checkpoint.zip`` when that
-    is a whole zip. None when there is none."""
-    zips = [out / name for name in (CHECKPOINT[0], PREVIOUS[0], _PENDING[0]) if (out / name).is_file()]
-    digests = {file_sha256(z): z for z in zips}
-    found: list[tuple[int, Path, dict[str, Any]]] = []
-    for name in (CHECKPOINT[1], PREVIOUS[1], _PENDING[1]):
-        try:
-            state = json.loads((out / name).read_text())
-        except (OSError, ValueError):
-            continue
-        if not isinstance(state, dict):
-            continue
-        digest = state.get("checkpoint_sha256")
-        steps = state.get("num_timesteps", 0)
-        if not _is_int(steps):
-            continue
-        if digest is None and name == CHECKPOINT[1] and (out / CHECKPOINT[0]).is_file() \
-                and zipfile.is_zipfile(out / CHECKPOINT[0]):
-            found.append((steps, out / CHECKPOINT[0], state))
-        elif digest in digests:
-            found.append((steps, digests[digest], state))
-    if not found:
-        return None
-    _, path, state = max(found, key=lambda t: t[0])
-    return path, state
-
-
-def _save_model(model: Any, path: Path, exclude: Iterable[str]) -> None:
-    """``model.save`` into ``path`` atomically (through memory, then a temporary file)."""
-    buffer = io.BytesIO()
-    model.save(buffer, exclude=list(exclude))
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(buffer.getvalue())
-
-
 #: Settings that define a run: a resume refuses them with another value on its command line, and
-#: takes the saved value for those not given.
-_HYPERPARAMETERS = ("learning_rate", "n_epochs", "ent_coef", "clip_range", "gae_lambda", "channels", "blocks",
-                    "prior_temperature", "fixed_opponents", "fixed_weights", "snapshot_share", "initial_best",
-                    "promotion_margin", "max_snapshots")
+#: takes the saved value for those not given (:func:`~training.common.run_folder.keep_saved`).
+_DEFINING = (
+    "seed", "players", "expansions", "n_envs", "n_steps", "batch_size", "gamma", "shaping", "shaping_scores",
+    "prior", "learning_rate", "n_epochs", "ent_coef", "clip_range", "gae_lambda", "channels", "blocks",
+    "prior_temperature", "fixed_opponents", "fixed_weights", "snapshot_share", "initial_best", "promotion_margin",
+    "max_snapshots",
+)
 
 
 def _check_saved_specs(s: Settings, pool: dict[str, Any], out: Path) -> None:
@@ -327,24 +203,7 @@ def _check_saved_specs(s: Settings, pool: dict[str, Any], out: Path) -> None:
             try:
                 check_spec(spec, Origin.FILE, within=out)
             except AgentSpecError as e:
-                raise SystemExit(f"--resume: the state in {out} names an agent it may not: {e}") from None
-
-
-def _resumed(s: Settings, saved: dict[str, Any], given: set[str] | None) -> Settings:
-    """``s`` with the saved run's value of every run-defining setting; SystemExit naming the first one
-    given (in ``given``, every one when None) with another value."""
-    now = json.loads(json.dumps(asdict(s)))
-    defaults = json.loads(json.dumps(asdict(Settings())))
-    taken: dict[str, Any] = {}
-    for name in (*_RUN_DEFINING, *_HYPERPARAMETERS):
-        before = saved.get(name, defaults[name])  # a setting the saved run predates has its default
-        if (given is None or name in given) and now[name] != before:
-            raise SystemExit(f"--resume: --{name.replace('_', '-')} {now[name]!r} differs from the run's {before!r}; "
-                             "a resumed run keeps the settings it started with (drop the flag, or start a new "
-                             "run in another --out)")
-        field_default = getattr(Settings(), name)
-        taken[name] = tuple(before) if isinstance(field_default, tuple) else before
-    return replace(s, **taken)
+                raise SettingError(f"--resume: the state in {out} names an agent it may not: {e}") from None
 
 
 # ------------------------------------------------------------------------------------------ opponents
@@ -367,20 +226,17 @@ class SpecOpponent:
 
 
 # ------------------------------------------------------------------------------------------ the run
-def train(s: Settings, given: set[str] | None = None) -> Path:
+def train(s: Settings, given: Collection[str] = _DEFINING) -> Path:
     """Run (or resume) the self-play training described by ``s``; returns the final model's path.
-    ``given``: the settings named on the command line (a resume checks those against the run's;
-    None: all of them)."""
+    ``given``: the settings named on the command line (a resume refuses those whose value differs
+    from the run's; by default all of them). A refusal is a SettingError."""
     s.check()
     out = Path(s.out)
-    try:
-        with run_lock(out, lambda: find_checkpoint(out) is not None):
-            return _train(s, given)
-    except SettingError as e:
-        raise SystemExit(str(e)) from None
+    with run_lock(out, lambda: find_checkpoint(out) is not None):
+        return _train(s, given)
 
 
-def _train(s: Settings, given: set[str] | None) -> Path:
+def _train(s: Settings, given: Collection[str]) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -400,32 +256,30 @@ def _train(s: Settings, given: set[str] | None) -> Path:
     found = find_checkpoint(out) if out.is_dir() else None
     if s.resume:
         if found is None:
-            raise SystemExit(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json whose "
-                             "checksum matches)")
+            raise SettingError(f"--resume: no checkpoint in {out} (expected checkpoint.zip and state.json whose "
+                               "checksum matches)")
         checkpoint, saved = found
         where = f"the state of {checkpoint}"
-        s = _resumed(s, check_state(saved, {"settings": {}}, where)["settings"], given)
+        s = keep_saved(s, check_state(saved, {"settings": {}}, where)["settings"], _DEFINING, given)
         check_state(saved, {"pool": {}, "evaluations": [], "rng": {}}, where)
         saved = {**saved, "pool": relocate_run(saved["pool"], str(saved["settings"].get("out", out)), out)}
         _check_saved_specs(s, saved["pool"], out)
     elif found is not None or (out / CHECKPOINT[0]).exists():
-        raise SystemExit(f"{out} already holds a run: pass --resume to continue it or choose another --out")
+        raise SettingError(f"{out} already holds a run: pass --resume to continue it or choose another --out")
     if s.imitation_decisions:
         try:
             make_agent(s.imitation_teacher, seed=0)
         except AgentSpecError as e:
-            raise SystemExit(f"--imitation-teacher: {e}") from None
+            raise SettingError(f"--imitation-teacher: {e}") from None
     if s.prior:
         if s.imitation_decisions and not s.resume:
-            raise SystemExit("--prior starts the policy at the prior's play: set --imitation-decisions 0")
-        if not s.prior_temperature > 0:
-            raise SystemExit(f"--prior-temperature must be > 0 (points), got {s.prior_temperature}")
+            raise SettingError("--prior starts the policy at the prior's play: set --imitation-decisions 0")
         try:
             ActionPrior(s.prior, window=DEFAULT_WINDOW)
         except (AgentSpecError, ValueError) as e:
-            raise SystemExit(f"--prior: {e}") from None
+            raise SettingError(f"--prior: {e}") from None
     elif s.prior_temperature != Settings.prior_temperature:
-        raise SystemExit("--prior-temperature is the prior's: give --prior SPEC too")
+        raise SettingError("--prior-temperature is the prior's: give --prior SPEC too")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(torch_threads(s.threads))
 
@@ -477,10 +331,14 @@ def _train(s: Settings, given: set[str] | None) -> Path:
     def evaluate() -> None:
         snapshot = out / "snapshots" / f"{model.num_timesteps:09d}.zip"
         snapshot.parent.mkdir(exist_ok=True)
-        _save_model(model, snapshot, NOT_SAVED)
+        save_model(model, snapshot, NOT_SAVED)
         spec = f"ppo:{snapshot}"
         opponents = list(dict.fromkeys([*s.eval_opponents, pool.best]))
-        results = _gauntlet(spec, opponents, s, out / "evaluations" / snapshot.stem)
+        games = out / "evaluations" / snapshot.stem
+        if games.exists():  # left by a run killed during this evaluation: its snapshot was overwritten since
+            shutil.rmtree(games)
+        results, _ = gauntlet(spec, opponents, s.eval_seeds, 10**6, s.game_config(), games, s.eval_workers,
+                              s.progress)
         row: dict[str, Any] = {"step": model.num_timesteps, "time": time.time()}
         for opponent, stats in results.items():
             name = _short(opponent)
@@ -496,7 +354,8 @@ def _train(s: Settings, given: set[str] | None) -> Path:
         model.logger.record("eval/promoted", int(promoted))
         model.logger.record("eval/pool_size", len(pool.snapshots))
         evaluations.append(row)
-        _write_evaluations(evaluations, out)
+        keys = list(dict.fromkeys(k for row in evaluations for k in row))
+        write_csv(out / "evaluations.csv", keys, ([row.get(k, "") for k in keys] for row in evaluations))
 
     class SelfPlayCallback(BaseCallback):
         """Draws each env's opponent per rollout; evaluates and checkpoints on schedule."""
@@ -539,17 +398,10 @@ def _train(s: Settings, given: set[str] | None) -> Path:
         model.logger.dump(model.num_timesteps)  # learn() dumps its own; this one comes after it
     save_state()
     final = out / "final.zip"
-    _save_model(model, final, NOT_SAVED)
+    save_model(model, final, NOT_SAVED)
     _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
     venv.close()
     return final
-
-
-#: Settings a resumed run takes from its saved state rather than from the command line.
-_RUN_DEFINING = (
-    "seed", "players", "expansions", "n_envs", "n_steps", "batch_size", "gamma", "shaping", "shaping_scores",
-    "prior",
-)
 
 
 def _next_multiple(step: int, every: int) -> int:
@@ -588,32 +440,6 @@ def _warm_start(model: Any, s: Settings, out: Path) -> None:
         print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with the teacher {h['accuracy']:.1%}")
 
 
-def _gauntlet(spec: str, field: list[str], s: Settings, out: Path) -> dict[str, Any]:
-    """Pair statistics of ``spec`` against each of ``field`` (tournament runner, paired seeds)."""
-    from training.arena.ratings import head_to_heads, pair_stats
-    from training.arena.tournament import Settings as TournamentSettings
-    from training.arena.tournament import load_games, run
-
-    config = {"players": s.players, "expansions": list(s.expansions)}
-    from carcassonne_env.engine import GameConfig
-
-    settings = TournamentSettings(agents=(spec, *field), mode="gauntlet", seeds=s.eval_seeds, first_seed=10**6,
-                                  config=GameConfig.from_dict(config).to_dict())
-    if out.exists():  # left by a run killed during this evaluation: its snapshot was overwritten since
-        shutil.rmtree(out)
-    run(settings, out, workers=s.eval_workers, progress=s.progress)
-    h2h = head_to_heads(load_games(out), [spec, *field])
-    return {opponent: pair_stats(h2h, spec, opponent) for opponent in field}
-
-
-def _write_evaluations(rows: list[dict[str, Any]], out: Path) -> None:
-    keys = list(dict.fromkeys(k for row in rows for k in row))
-    with atomic_path(out / "evaluations.csv") as tmp, tmp.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]], path: Path) -> None:
     """Left: mean training episode reward (last 100 episodes) over steps. Right: win rate (Wilson
     95 % interval) against each evaluation opponent on paired seeds."""
@@ -644,26 +470,15 @@ def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]]
         fig.savefig(tmp, dpi=120, format="png")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo") -> None:
-    """``carcassonne train ppo`` (:mod:`training.cli.train`): parse ``argv`` (a preset, then overrides)
-    and train."""
-    import sys
+COMMAND = Command(Settings, "Self-play training of the board network with Stable-Baselines3's MaskablePPO (the ppo: "
+                  "agents; module training/sb3/selfplay.py, docs/training.md).", PRESETS, "quick --total-steps 50000")
 
-    import tyro
 
-    from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    refuse_old_spellings(argv, prog, lists=list_flags(Settings))
-    summary = ("Self-play training of the board network with Stable-Baselines3's MaskablePPO (the ppo: agents; "
-               "module training/sb3/selfplay.py, docs/training.md).")
-    settings = tyro.extras.overridable_config_cli(PRESETS, args=argv, prog=prog, registry=comma_lists(),
-                                                  description=preset_help(summary, prog, "quick --total-steps 50000"))
-    given = {a[2:].split("=")[0].replace("-", "_").removeprefix("no_") for a in (argv or []) if a.startswith("--")}
-    start = time.time()
-    final = train(settings, given)
-    print(f"trained in {time.time() - start:.0f} s: {final} (agent spec ppo:{final})")
+def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo") -> int:
+    """``carcassonne train ppo`` (:mod:`training.cli.train`): a preset, then overrides; train."""
+    return run_command(COMMAND, argv, prog, train,
+                       lambda final, seconds: f"trained in {seconds:.0f} s: {final} (agent spec ppo:{final})")
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

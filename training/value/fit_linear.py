@@ -33,8 +33,8 @@ from agents.evaluation import margins
 from agents.value import FEATURES, design_row, player_features
 from carcassonne_env.engine import GameRecord, IllegalActionError, Phase
 from carcassonne_env.jsonio import JSONInputError, loads, read_line
-from training.arena.storage import FileLock, LockError, atomic_write_text
-from training.checks import cannot_write
+from training.common.run_folder import cannot_write
+from training.common.storage import FileLock, LockError, atomic_write_text
 
 __all__ = ["Samples", "fit", "samples_from_record"]
 

@@ -31,8 +31,8 @@ from types import TracebackType
 from typing import IO, Any
 
 __all__ = [
-    "LOCK_FILE", "FileLock", "LockError", "RunLock", "atomic_path", "atomic_write_bytes", "atomic_write_text", "dumps",
-    "file_sha256", "finite_or_label",
+    "LOCK_FILE", "FileLock", "LockError", "RunLock", "atomic_copy", "atomic_path", "atomic_write_bytes",
+    "atomic_write_text", "dumps", "file_sha256", "finite_or_label",
 ]
 
 LOCK_FILE = ".lock"
@@ -82,6 +82,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` (UTF-8) atomically (module docstring)."""
     atomic_write_bytes(path, text.encode())
+
+
+def atomic_copy(source: Path, path: Path) -> None:
+    """Replace ``path`` by a copy of the file ``source`` atomically (module docstring)."""
+    atomic_write_bytes(path, Path(source).read_bytes())
 
 
 def file_sha256(path: Path) -> str:

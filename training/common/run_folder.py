@@ -1,64 +1,50 @@
-"""Checks of the trainers' settings at the edge: each refusal is a :class:`SettingError` naming the
-command-line flag, the rule and the value, raised before any run starts (issue 21, item 4); and what
-every trainer's run directory promises (issue 51, item 5):
+"""The run folder every trainer writes (issue 51, item 5): its lock, its ``state.json``, ``--resume``.
 
-* **one run at a time**: a trainer holds the directory's :class:`~training.arena.storage.RunLock`
+Invariants:
+
+* **one run at a time**: a trainer holds the directory's :class:`~training.common.storage.RunLock`
   for its whole run (:func:`run_lock`); a second run, or a directory it cannot write, is a
   SettingError in one line naming the directory;
+* **a state saved at once**: a new run writes its ``state.json`` as soon as it starts (atomically,
+  :func:`write_json`), so a run killed before its first step ends can be resumed; ``--resume``
+  where no run is, and a new run where one is, are refused by name (:func:`run_state`);
+* **a resume keeps the run's settings**: resuming with other values of settings that define the
+  run is refused naming them (:func:`run_state`), or the saved values are taken for those not given
+  (:func:`keep_saved`); a saved state whose fields are not a fresh state's is refused field by field
+  (:func:`read_state`), a damaged file the run saved naming it (:func:`reading`);
 * **Ctrl-C** during a run is :class:`Interrupted`, which tells whether the directory holds a run
   that ``--resume`` continues (``carcassonne train`` prints the command);
-* **a run directory may be copied or renamed**: the paths a run records (its state, the agent specs
-  of its tournaments) are moved to the new place when it resumes there (:func:`relocate_run`).
+* **a run directory may be copied or renamed**: the paths a run records are moved to the new place
+  when it resumes there (:mod:`training.common.relocate`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
-import os
 import pickle
-import re
 import zipfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from carcassonne_env.engine import GameConfig
 from carcassonne_env.jsonio import JSONInputError, load
 
+from .relocate import relocate_run
+from .settings import RunSettings, SettingError, finite, flag, is_int
+from .storage import LockError, RunLock, atomic_write_text, dumps
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 __all__ = [
-    "SEED_LIMIT",
-    "Interrupted",
-    "SettingError",
-    "cannot_write",
-    "check_agents",
-    "check_device",
-    "check_out",
-    "check_state",
-    "finite",
-    "flag",
-    "is_int",
-    "locked_run_state",
-    "need",
-    "read_state",
-    "reading",
-    "relocate_run",
-    "run_lock",
-    "run_state",
-    "saved_settings",
+    "Interrupted", "cannot_write", "check_state", "cwd_relative", "keep_saved", "locked_run_state", "read_state",
+    "reading", "run_lock", "run_state", "saved_settings", "write_json",
 ]
 
-#: Seeds are below this: numpy's and torch's global seeds (``np.random.seed``) take 32-bit integers.
-SEED_LIMIT = 2**32
-
-
 _S = TypeVar("_S")
-
-
-class SettingError(ValueError):
-    """A setting no run can use; the message starts with the flag."""
+_D = TypeVar("_D", bound="DataclassInstance")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -67,59 +53,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, saved: bool) -> None:
         super().__init__()
         self.saved = saved
-
-
-def flag(name: str) -> str:
-    """The command-line flag of setting ``name``."""
-    return "--" + name.replace("_", "-")
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def need(ok: bool, name: str, what: str, value: Any) -> None:
-    """SettingError ``--NAME: WHAT, got VALUE`` unless ``ok``."""
-    if not ok:
-        raise SettingError(f"{flag(name)}: {what}, got {value!r}")
-
-
-def check_out(out: str) -> None:
-    """``--out`` is a directory, or does not exist yet."""
-    path = Path(out)
-    need(bool(out) and not (path.exists() and not path.is_dir()), "out", "expected a directory (not a file)", out)
-
-
-def check_device(device: str, *, auto: bool) -> None:
-    """A torch device name: cpu, cuda, cuda:N (and auto where the trainer chooses). Every trainer
-    refuses a CUDA device this machine does not have the same way (never a silent run on the CPU)."""
-    names = "auto, cpu, cuda or cuda:N" if auto else "cpu, cuda or cuda:N"
-    need(re.fullmatch(r"cpu|cuda(:\d+)?" + ("|auto" if auto else ""), device) is not None, "device",
-         f"expected {names}", device)
-    if device.startswith("cuda"):
-        import torch
-
-        if not torch.cuda.is_available():
-            raise SettingError(f"--device {device}: CUDA is not available on this machine (use --device cpu)")
-        index = int(device.partition(":")[2] or 0)
-        need(index < torch.cuda.device_count(), "device", f"this machine has {torch.cuda.device_count()} CUDA "
-             "device(s)", device)
-
-
-def check_agents(name: str, specs: Iterable[str], config: GameConfig) -> None:
-    """Every spec builds an agent that can play ``config`` (its model or value network was made for
-    it: :func:`agents.compat.check_fits`); a file or module agent is built in its own process, as it plays."""
-    from agents.isolation import close_agent, seat_agent
-
-    for spec in specs:
-        try:
-            close_agent(seat_agent(spec, seed=0, config=config))
-        except ValueError as e:  # AgentSpecError included
-            raise SettingError(f"{flag(name)}: {e}") from None
 
 
 def _field_error(value: Any, like: Any, choices: Collection[str] | None) -> str | None:
@@ -188,11 +121,9 @@ def reading(path: Path, remedy: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def run_lock(out: Path, saved: Callable[[], bool]) -> Iterator[None]:
-    """Hold ``out``'s :class:`~training.arena.storage.RunLock` for the block (the directory is
+    """Hold ``out``'s :class:`~training.common.storage.RunLock` for the block (the directory is
     created): a SettingError names the live holder, or the directory when it cannot be written; a
     Ctrl-C in the block is :class:`Interrupted` with ``saved()``."""
-    from training.arena.storage import LockError, RunLock
-
     try:
         lock = RunLock(out, "training run").acquire()
     except LockError as e:
@@ -209,7 +140,7 @@ def run_lock(out: Path, saved: Callable[[], bool]) -> Iterator[None]:
         lock.release()
 
 
-def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
+def run_state(settings: RunSettings, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
               before: Mapping[str, Any] | None = None,
               choices: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
     """The state of the run in ``out`` (its ``state.json``) when ``settings.resume``, else ``fresh``
@@ -233,7 +164,7 @@ def run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[st
 
 
 @contextlib.contextmanager
-def locked_run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
+def locked_run_state(settings: RunSettings, out: Path, resumable: Iterable[str], fresh: dict[str, Any],
                      before: Mapping[str, Any] | None = None,
                      choices: Mapping[str, Collection[str]] | None = None) -> Iterator[dict[str, Any]]:
     """:func:`run_state` for the block, which holds the run's lock (:func:`run_lock`: Ctrl-C in it is
@@ -248,11 +179,29 @@ def locked_run_state(settings: Any, out: Path, resumable: Iterable[str], fresh: 
 def saved_settings(settings_type: type[_S], recorded: Mapping[str, Any], where: str) -> _S:
     """The settings (a dataclass) a run saved as the ``settings`` of its ``state.json``, its JSON lists
     tuples again; SettingError naming ``where`` for a field no setting has."""
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items()}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items()}
     try:
-        return settings_type(**fields)
+        return settings_type(**values)
     except TypeError as e:
         raise SettingError(f"{where}: field 'settings': {e}") from None
+
+
+def keep_saved(settings: _D, saved: Mapping[str, Any], names: Iterable[str], given: Collection[str],
+               before: Mapping[str, Any] | None = None) -> _D:
+    """``settings`` with the saved run's value (``saved``, JSON) of each setting of ``names``: a run
+    resumes with the settings that define it. A setting the saved run predates has its value in
+    ``before``, else its default. SettingError naming the first setting of ``given`` (those named on
+    the command line) whose value differs from the run's."""
+    defaults = {f.name: f.default for f in fields(settings)}
+    taken: dict[str, Any] = {}
+    for name in names:
+        was = saved.get(name, (before or {}).get(name, defaults[name]))
+        now = json.loads(json.dumps(getattr(settings, name)))
+        if name in given and now != was:
+            raise SettingError(f"--resume: {flag(name)} {now!r} differs from the run's {was!r}; a resumed run keeps "
+                               "the settings it started with (drop the flag, or start a new run in another --out)")
+        taken[name] = tuple(was) if isinstance(was, list) else was
+    return replace(settings, **taken)
 
 
 def _no_run(out: Path) -> SettingError:
@@ -277,74 +226,6 @@ def _resumed(settings: Any, out: Path, resumable: Iterable[str], fresh: dict[str
     return state
 
 
-_PATH_SEPARATORS = re.compile(r"([:,=])")
-
-
-def _relocated_text(text: str, old: Path, new: Path) -> str:
-    """``text`` (a path, or an agent spec with paths between ``:``, ``,`` and ``=``) with every path
-    under ``old`` whose file exists under ``new`` named there (so moving twice changes nothing). A run
-    in ``.`` names its files ``DIR/FILE``: a word alone (``random``, ``snapshots``) is no path of it."""
-    def move(token: str) -> str:
-        path = Path(token)
-        if not token or not path.is_relative_to(old) or (not old.parts and len(path.parts) < 2):
-            return token
-        moved = new / path.relative_to(old)
-        return str(moved) if moved.exists() else token
-
-    return "".join(move(token) for token in _PATH_SEPARATORS.split(text))
-
-
-def _relocated(data: Any, old: Path, new: Path) -> Any:
-    """JSON ``data`` with every string, keys included, relocated (:func:`_relocated_text`)."""
-    if isinstance(data, str):
-        return _relocated_text(data, old, new)
-    if isinstance(data, list):
-        return [_relocated(v, old, new) for v in data]
-    if isinstance(data, dict):
-        return {_relocated(k, old, new): _relocated(v, old, new) for k, v in data.items()}
-    return data
-
-
-def _relocate_tournament(folder: Path, old: Path, new: Path) -> None:
-    """``folder``'s tournament with its agent specs relocated: each spec's JSON string replaced whole
-    in ``games.jsonl``, then ``tournament.json`` (a kill between the two leaves the old settings,
-    which the next pass relocates the same way). A settings file the tournament cannot read is left
-    for the tournament's own reader to name."""
-    from training.arena.storage import atomic_write_bytes, atomic_write_text, dumps
-    from training.arena.tournament import GAMES_FILE, SETTINGS_FILE
-
-    try:
-        settings = load(folder / SETTINGS_FILE)
-    except (OSError, JSONInputError):
-        return
-    if not isinstance(settings, dict) or not isinstance(settings.get("agents"), list):
-        return
-    moved = _relocated(settings, old, new)
-    if moved == settings:
-        return
-    games = folder / GAMES_FILE
-    if games.exists():
-        data = games.read_bytes()
-        for spec, relocated in zip(settings["agents"], moved["agents"], strict=True):
-            data = data.replace(json.dumps(spec).encode(), json.dumps(relocated).encode())
-        atomic_write_bytes(games, data)
-    atomic_write_text(folder / SETTINGS_FILE, dumps(moved, indent=1) + "\n")
-
-
-def relocate_run(data: Any, old: str, out: Path) -> Any:
-    """A run started in ``old`` and resumed in ``out`` (its directory copied or renamed): every
-    tournament under ``out`` is rewritten with the agent specs it plays named in ``out``, and ``data``
-    (the run's saved state, JSON) is returned so moved. A path moves when it lies under ``old`` and
-    names a file that exists under ``out``: the user's own paths (``--init``, agent files) stay."""
-    from training.arena.tournament import SETTINGS_FILE
-
-    if Path(old) == out:
-        return data
-    for settings in sorted(out.rglob(SETTINGS_FILE)):
-        _relocate_tournament(settings.parent, Path(old), out)
-    return _relocated(data, Path(old), out)
-
-
 def cwd_relative(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it, else as given: how a run names a
     file of the checkout (a shipped network, the shipped store), so that its state resumes in another
@@ -358,6 +239,4 @@ def cwd_relative(path: Path) -> str:
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as JSON atomically (a temporary file, then a rename): a kill leaves the old file
     or the new one, never half of one. NaN and infinities are refused (JSON has none)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, dumps(data, indent=1) + "\n")
