@@ -80,11 +80,12 @@ def test_a_score_outside_zero_one_is_refused() -> None:
 def test_a_resumed_pool_seats_its_own_snapshots_and_no_other_file(tmp_path: Path) -> None:
     """On --resume the pool's specs are read from the run's state: the run's own snapshots load, a
     path outside the run or code never does (training.sb3.selfplay._check_saved_specs)."""
+    from training.common.settings import SettingError
     from training.sb3.selfplay import Settings, _check_saved_specs
 
     own = {"fixed": ["random", "greedy:fast=1"], "snapshots": [f"ppo:{tmp_path}/snapshots/s1.zip"],
            "best": f"ppo:{tmp_path}/snapshots/s1.zip"}
     _check_saved_specs(Settings(), own, tmp_path)
     for planted in ("ppo:/elsewhere/m.zip", f"{tmp_path}/snapshots/evil.py:Agent", "os:system"):
-        with pytest.raises(SystemExit, match="names an agent it may not"):
+        with pytest.raises(SettingError, match="names an agent it may not"):
             _check_saved_specs(Settings(), {**own, "snapshots": [planted]}, tmp_path)
