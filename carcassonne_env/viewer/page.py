@@ -21,7 +21,7 @@ from .tile_svg import SIZE
 
 __all__ = ["fill_page", "replay_html", "static_text", "tile_symbols", "write_replay_html"]
 
-#: The placeholders of static/page.html.
+#: The placeholders of a page (static/shell.html around the content of its ``<main>``).
 _PLACEHOLDER = re.compile(r"__(CSS|JS|SYMBOLS|TITLE|DATA)__")
 
 
@@ -37,14 +37,18 @@ def tile_symbols(symbols: Mapping[str, str]) -> str:
 
 
 def fill_page(template: str, *, css: str, js: str, symbols: str, title: str, data: Mapping[str, Any]) -> str:
-    """``static/TEMPLATE`` with its placeholders (``__CSS__``, ``__JS__``, ``__SYMBOLS__``,
-    ``__TITLE__``, ``__DATA__``) filled in one pass: a placeholder's name inside a value (e.g. a
-    title) is not filled in again. The title is HTML-escaped; ``data`` goes in as JSON with every
-    ``<`` as ``\\u003c``, so no ``</script>`` or ``<!--`` inside it can end or alter its script
-    element. The replay page and the play page (:mod:`carcassonne_env.play.server`) share it."""
+    """The page ``static/shell.html`` (head, title bar, scripts) around ``static/TEMPLATE`` (the
+    content of its ``<main>``), ``data`` in the element ``NAME-data`` for ``NAME.html``, with its
+    placeholders (``__CSS__``, ``__JS__``, ``__SYMBOLS__``, ``__TITLE__``, ``__DATA__``) filled in
+    one pass: a placeholder's name inside a value (e.g. a title) is not filled in again. The title
+    is HTML-escaped; ``data`` goes in as JSON with every ``<`` as ``\\u003c``, so no ``</script>``
+    or ``<!--`` inside it can end or alter its script element. The replay page and the play page
+    (:mod:`carcassonne_env.play.server`) share it."""
+    page = (static_text("shell.html").replace("__NAME__", template.removesuffix(".html"))
+            .replace("__MAIN__", static_text(template).rstrip("\n")))
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     parts = {"CSS": css, "JS": js, "SYMBOLS": symbols, "TITLE": html.escape(title), "DATA": payload}
-    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], static_text(template))
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], page)
 
 
 def _default_title(source: Replayable) -> str:
@@ -64,7 +68,7 @@ def replay_html(record: Source | Replayable, *, title: str | None = None) -> str
     title = title or _default_title(source)
     data = replay_data(source, title)
     js = static_text("draw.js") + "\n" + static_text("page.js")
-    return fill_page("page.html", css=static_text("page.css"), js=js,
+    return fill_page("replay.html", css=static_text("page.css"), js=js,
                      symbols=tile_symbols(data.pop("symbols")), title=title, data=data)
 
 
