@@ -11,14 +11,20 @@ __all__ = ["MAX_COUNT", "count", "seed"]
 MAX_COUNT = 10**9
 
 
+def _integer(text: str, low: int, words: str) -> int:
+    """``text`` as an integer ≥ ``low``; anything else is refused as ``expected WORDS, got TEXT``."""
+    try:
+        value: int | None = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < low:
+        raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}")
+    return value
+
+
 def count(text: str) -> int:
     """An integer from 1 to :data:`MAX_COUNT`."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    value = _integer(text, 1, "a positive integer")
     if value > MAX_COUNT:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_COUNT:,}, got {text!r}")
     return value
@@ -26,10 +32,4 @@ def count(text: str) -> int:
 
 def seed(text: str) -> int:
     """An integer ≥ 0 (of any size: the generators take them all)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+    return _integer(text, 0, "a non-negative integer")

@@ -14,6 +14,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,31 +96,28 @@ class IterationTimer(BaseCallback):
         )
 
 
+#: The flags, each a number N: (flag, argparse type, default, help).
+_FLAGS: tuple[tuple[str, Callable[[str], int], int | None, str], ...] = (
+    ("--iterations", argtypes.count, 5, "PPO iterations to time (default %(default)s)"),
+    ("--threads", argtypes.count, None, "torch threads (default: the free cores)"),
+    ("--n-envs", argtypes.count, 2, "envs in the DummyVecEnv, as carcassonne train ppo --n-envs (default %(default)s)"),
+    ("--n-steps", argtypes.count, 512, "steps per env per iteration (default %(default)s)"),
+    ("--batch-size", argtypes.count, 256, "PPO's minibatch size (default %(default)s)"),
+    ("--n-epochs", argtypes.count, 4, "PPO's passes over each iteration's rollout (default %(default)s)"),
+    ("--players", int, 2, "players per game, 2–6 (default %(default)s)"),
+    ("--channels", argtypes.count, 16, "features per board cell of the network's trunk (default %(default)s)"),
+    ("--blocks", argtypes.seed, 2, "residual 3×3 convolution blocks of the trunk (default %(default)s)"),
+    ("--margin", argtypes.seed, 1,
+     "cells of margin around the placed tiles in the network's crop (default %(default)s)"),
+    ("--seed", argtypes.seed, 0, "seed of the model and envs (default %(default)s)"),
+)
+
+
 def main(argv: list[str] | None = None) -> float:
     prog = "python -m training.sb3.bench_train"
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=argtypes.count, default=5, metavar="N",
-                        help="PPO iterations to time (default %(default)s)")
-    parser.add_argument("--threads", type=argtypes.count, default=None, metavar="N",
-                        help="torch threads (default: the free cores)")
-    parser.add_argument("--n-envs", type=argtypes.count, default=2, metavar="N",
-                        help="envs in the DummyVecEnv, as carcassonne train ppo --n-envs (default %(default)s)")
-    parser.add_argument("--n-steps", type=argtypes.count, default=512, metavar="N",
-                        help="steps per env per iteration (default %(default)s)")
-    parser.add_argument("--batch-size", type=argtypes.count, default=256, metavar="N",
-                        help="PPO's minibatch size (default %(default)s)")
-    parser.add_argument("--n-epochs", type=argtypes.count, default=4, metavar="N",
-                        help="PPO's passes over each iteration's rollout (default %(default)s)")
-    parser.add_argument("--players", type=int, default=2, metavar="N",
-                        help="players per game, 2–6 (default %(default)s)")
-    parser.add_argument("--channels", type=argtypes.count, default=16, metavar="N",
-                        help="features per board cell of the network's trunk (default %(default)s)")
-    parser.add_argument("--blocks", type=argtypes.seed, default=2, metavar="N",
-                        help="residual 3×3 convolution blocks of the trunk (default %(default)s)")
-    parser.add_argument("--margin", type=argtypes.seed, default=1, metavar="N",
-                        help="cells of margin around the placed tiles in the network's crop (default %(default)s)")
-    parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
-                        help="seed of the model and envs (default %(default)s)")
+    for name, kind, default, text in _FLAGS:
+        parser.add_argument(name, type=kind, default=default, metavar="N", help=text)
     renamed = {"--envs": "--n-envs", "--epochs": "--n-epochs"}  # as carcassonne train ppo names them
     refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, renamed)
     args = parser.parse_args(argv)
