@@ -8,56 +8,60 @@ import time
 from typing import Any
 
 
-class Raiser:
+class _MisbehavesOnce:
+    """Plays the first legal action, except on decision number ``ON`` (counted from 1), where it
+    calls :meth:`misbehave` first."""
+
+    ON = 2
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose_action(self, game: Any) -> Any:
+        self.calls += 1
+        if self.calls == self.ON:
+            self.misbehave()
+        return game.legal_actions()[0]
+
+    def misbehave(self) -> None:
+        raise NotImplementedError
+
+
+class Raiser(_MisbehavesOnce):
     """Raises on its third decision."""
 
-    def __init__(self) -> None:
-        self.calls = 0
+    ON = 3
 
-    def choose_action(self, game: Any) -> Any:
-        self.calls += 1
-        if self.calls == 3:
-            raise RuntimeError("boom")
-        return game.legal_actions()[0]
+    def misbehave(self) -> None:
+        raise RuntimeError("boom")
 
 
-class Hanger:
+class Hanger(_MisbehavesOnce):
     """Never returns from its second decision."""
 
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def choose_action(self, game: Any) -> Any:
-        self.calls += 1
-        if self.calls == 2:
-            time.sleep(3600)
-        return game.legal_actions()[0]
+    def misbehave(self) -> None:
+        time.sleep(3600)
 
 
-class Exiter:
+class Exiter(_MisbehavesOnce):
     """Calls sys.exit on its second decision."""
 
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def choose_action(self, game: Any) -> Any:
-        self.calls += 1
-        if self.calls == 2:
-            sys.exit(3)
-        return game.legal_actions()[0]
+    def misbehave(self) -> None:
+        sys.exit(3)
 
 
-class HardExiter:
+class HardExiter(_MisbehavesOnce):
     """Ends its process (os._exit) on its second decision."""
 
-    def __init__(self) -> None:
-        self.calls = 0
+    def misbehave(self) -> None:
+        os._exit(7)
 
-    def choose_action(self, game: Any) -> Any:
-        self.calls += 1
-        if self.calls == 2:
-            os._exit(7)
-        return game.legal_actions()[0]
+
+class Interrupter(_MisbehavesOnce):
+    """Raises KeyboardInterrupt on its second decision (not the user's Ctrl-C)."""
+
+    def misbehave(self) -> None:
+        raise KeyboardInterrupt
 
 
 class Illegal:

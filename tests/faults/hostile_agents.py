@@ -81,19 +81,6 @@ class Patcher:
         return game.legal_actions()[0]
 
 
-class Interrupter:
-    """Raises KeyboardInterrupt on its second decision (not the user's Ctrl-C)."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def choose_action(self, game: Game) -> Any:
-        self.calls += 1
-        if self.calls == 2:
-            raise KeyboardInterrupt
-        return game.legal_actions()[0]
-
-
 class FailsToBuild:
     """Raises in its constructor."""
 

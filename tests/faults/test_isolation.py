@@ -85,9 +85,9 @@ def test_an_agent_that_replaces_the_runners_functions_changes_no_result() -> Non
 
 @pytest.mark.fault("handled")
 def test_an_agents_keyboard_interrupt_is_its_forfeit_not_the_users_ctrl_c() -> None:
-    result = play_match(CONFIG, [hostile("Interrupter"), "random"], seed=1, on_error="forfeit")
+    result = play_match(CONFIG, [bad("Interrupter"), "random"], seed=1, on_error="forfeit")
     assert result.forfeit is not None and result.forfeit.kind == "exception"
-    assert "KeyboardInterrupt" in result.forfeit.message and result.forfeit.agent == hostile("Interrupter")
+    assert "KeyboardInterrupt" in result.forfeit.message and result.forfeit.agent == bad("Interrupter")
 
 
 BROKEN_FILES = {
