@@ -1,18 +1,59 @@
-"""Invariants checked after every action of the random playouts, by independent recounts.
+"""Random playouts, and the invariants checked after every action of them by independent recounts.
 
 The feature recount walks the board from the tile data alone (a flood fill over segments through
 matching ports), never through the engine's union-find, and compares every component with the
-totals the engine keeps at its root.
+totals the engine keeps at its root; :class:`Labels` is the tests' own union-find for such recounts.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
-from carcassonne_env.engine import FOLLOWERS_PER_PLAYER, Game, Phase, SegmentKind
+from carcassonne_env.engine import FOLLOWERS_PER_PLAYER, Game, GameConfig, Phase, SegmentKind
 from carcassonne_env.engine.geometry import DELTAS
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 
 _EDGE_KINDS = (SegmentKind.CITY, SegmentKind.ROAD)
+#: The player counts and the rule sets (by name) every playout test covers, each with each.
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+COMBINATIONS = {
+    "base": (),
+    "tower": ("tower",),
+    "tower+black_tower": with_requirements("black_tower"),
+    "watchtowers": ("watchtowers",),
+    "all": TOWER_VARIANT,
+}
+
+
+def random_game(seed: int, players: int = 2, stop_after: int | None = None,
+                expansions: tuple[str, ...] = TOWER_VARIANT) -> Game:
+    """A game of uniformly random legal actions (``random.Random(seed)``, pile seed ``seed``), played to
+    its end or until ``stop_after`` actions are in its history."""
+    rng = random.Random(seed)
+    game = Game(GameConfig(players=players, expansions=expansions), seed=seed)
+    while not game.is_over and (stop_after is None or len(game.history) < stop_after):
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    return game
+
+
+class Labels:
+    """A union-find over ``0 .. size - 1`` with path halving: :meth:`find` names the set of ``n`` by
+    one member of it, the same for every member, until :meth:`link` joins two sets."""
+
+    def __init__(self, size: int) -> None:
+        self._label = list(range(size))
+
+    def find(self, n: int) -> int:
+        label = self._label
+        while label[n] != n:
+            label[n] = label[label[n]]
+            n = label[n]
+        return n
+
+    def link(self, a: int, b: int) -> None:
+        self._label[self.find(a)] = self.find(b)
 
 
 @dataclass
@@ -43,17 +84,8 @@ def recount_features(game: Game) -> None:
     """
     board = game._board
     node_count = len(game._parent)
-    label = list(range(node_count))
-
-    def find(n: int) -> int:
-        while label[n] != n:
-            label[n] = label[label[n]]
-            n = label[n]
-        return n
-
-    def link(a: int, b: int) -> None:
-        label[find(a)] = find(b)
-
+    labels = Labels(node_count)
+    find, link = labels.find, labels.link
     types, rots, bases = game._tile_type, game._tile_rot, game._tile_base
     for i, p in enumerate(game._tile_pos):
         mine = types[i].ports[rots[i]]

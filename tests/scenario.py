@@ -47,3 +47,20 @@ def kinds(actions: Sequence[Action], *wanted: ActionKind) -> set[Action]:
 def cap(x: int, y: int, slot: int) -> Action:
     """CAPTURE of the follower on segment ``slot`` (or the tower top) at (x, y)."""
     return Action.capture(x, y, slot)
+
+
+def coat_of_arms_game() -> Game:
+    """R63 / D20's position (tests/test_rules_watchtowers.py), 4 players with the Watchtowers: the
+    coat-of-arms watchtower ``watchtowers/CCRF-coat`` at (0,0) with Red's thief on its road S
+    (slot 2); pennants on incomplete cities in its 3×3 area at (0,1), (1,0) and (−1,−1), and one
+    outside it at (−2,0). Red has drawn ``base/LR``, whose rotation 2 at (0,−1) ends the road."""
+    return start(
+        position(GameConfig(players=4, expansions=("watchtowers",)))
+        .tile("watchtowers/CCRF-coat", 0, 0).follower(RED, 0, 0, 2)
+        .tile("base/CFc+", 0, 1, rotation=1)
+        .tile("base/Cc+", 1, 0)
+        .tile("base/CFc+", -1, -1, rotation=1)
+        .tile("base/Cccc+", -2, 0),
+        RED,
+        ["base/LR", FILLER],
+    )

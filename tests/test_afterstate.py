@@ -5,7 +5,6 @@ an independent replay, the gate on constructed cases, resume, and a tiny run fro
 from __future__ import annotations
 
 import json
-import random
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hidden_pile import with_unseen_pile_permuted
+from playout_invariants import random_game
 
 from agents import AgentSpecError, GreedyAgent, make_agent
 from agents.afterstate import PRETRAINED, AfterstateAgent, load_value_net
@@ -31,16 +31,6 @@ from training.common.gate import gate_passes
 
 REPO = Path(__file__).resolve().parents[1]
 RED, BLUE = 0, 1
-
-
-def random_game(seed: int, players: int = 2, stop_after: int | None = None,
-                expansions: tuple[str, ...] = TOWER_VARIANT) -> Game:
-    rng = random.Random(seed)
-    game = Game(GameConfig(players=players, expansions=expansions), seed=seed)
-    while not game.is_over and (stop_after is None or len(game.history) < stop_after):
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-    return game
 
 
 def follower_features_by_the_rules(game: Game) -> np.ndarray:

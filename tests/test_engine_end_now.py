@@ -14,19 +14,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from playout_invariants import COMBINATIONS, PLAYER_COUNTS
 
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, Phase, SegmentKind
-from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 from carcassonne_env.engine.scoring import ScoreEvent
 
-COMBINATIONS = {
-    "base": (),
-    "tower": ("tower",),
-    "tower+black_tower": with_requirements("black_tower"),
-    "watchtowers": ("watchtowers",),
-    "all": TOWER_VARIANT,
-}
-PLAYER_COUNTS = (2, 3, 4, 5, 6)
 REASON_KIND = {"city": SegmentKind.CITY, "road": SegmentKind.ROAD, "field": SegmentKind.FIELD,
                "monastery": SegmentKind.MONASTERY}
 

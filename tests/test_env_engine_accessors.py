@@ -1,12 +1,14 @@
 """The engine's read-only accessors for encoders agree with its other public queries.
 
-Feature membership is re-derived from tile data alone: a local union-find over segment ids joins
+Feature membership is re-derived from tile data alone: the tests' own union-find over segment ids joins
 segments that own touching edges, or touching half-edges paired as in docs/rules.md C2.
 """
 
 from __future__ import annotations
 
 import random
+
+from playout_invariants import Labels
 
 from carcassonne_env.engine import Game, GameConfig, PlacedTile
 from carcassonne_env.engine.registry import with_requirements
@@ -15,14 +17,7 @@ from carcassonne_env.engine.registry import with_requirements
 def _components(tiles: list[PlacedTile], bases: list[int]) -> list[int]:
     """Component label of every segment id."""
     total = bases[-1] + tiles[-1].tile.segment_count
-    label = list(range(total))
-
-    def find(n: int) -> int:
-        while label[n] != n:
-            label[n] = label[label[n]]
-            n = label[n]
-        return n
-
+    labels = Labels(total)
     at = {(t.x, t.y): i for i, t in enumerate(tiles)}
     for i, t in enumerate(tiles):
         for edge, (dx, dy) in ((0, (0, 1)), (1, (1, 0))):
@@ -37,8 +32,8 @@ def _components(tiles: list[PlacedTile], bases: list[int]) -> list[int]:
                     edges = edge in my_edges[a] and (edge + 2) % 4 in their_edges[b]
                     halves = any(h // 2 == edge and ((h + 4) % 8) ^ 1 in their_halves[b] for h in my_halves[a])
                     if edges or halves:
-                        label[find(bases[i] + a)] = find(bases[j] + b)
-    return [find(n) for n in range(total)]
+                        labels.link(bases[i] + a, bases[j] + b)
+    return [labels.find(n) for n in range(total)]
 
 
 def test_accessors_agree_with_tiles_features_and_followers() -> None:

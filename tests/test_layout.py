@@ -1,6 +1,7 @@
 """The package layout (issue 18): arrows point down (training → agents → carcassonne_env), the
-tournament side and the command need no torch, every trainer is a ``carcassonne train`` subcommand,
-and shipped or old checkpoints load from the modules that hold their classes now."""
+engine and the replay viewer import no RL library, the tournament side and the command need no
+torch, every trainer is a ``carcassonne train`` subcommand, and shipped or old checkpoints load
+from the modules that hold their classes now."""
 
 from __future__ import annotations
 
@@ -49,6 +50,23 @@ def test_agents_code_names_no_training_module() -> None:
     for path in (ROOT / "agents").rglob("*.py"):
         if path.name != "legacy.py":
             assert not re.search(r"(?<![\w/])training\.[a-z]", path.read_text(encoding="utf-8")), path
+
+
+#: The RL and plotting libraries a light entry point never imports.
+HEAVY_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "ray", "PIL", "matplotlib")
+#: Code that uses each light entry point: the engine (and its positions), and the replay viewer.
+LIGHT_USES = {
+    "engine": "import carcassonne_env, carcassonne_env.engine, carcassonne_env.engine.position",
+    "viewer": "from carcassonne_env.engine import Game, GameConfig; from carcassonne_env.viewer import replay_html;"
+              "replay_html(Game(GameConfig(players=2), seed=0))",
+}
+
+
+@pytest.mark.parametrize("use", LIGHT_USES.values(), ids=list(LIGHT_USES))
+def test_a_light_entry_point_imports_no_rl_library(use: str) -> None:
+    code = f"import sys; {use}; print(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert {name.split(".")[0] for name in out.split()} & set(HEAVY_LIBRARIES) == set()
 
 
 _NO_TORCH = """

@@ -19,23 +19,14 @@ import os
 import random
 
 import pytest
-from playout_invariants import check, start
+from playout_invariants import COMBINATIONS, PLAYER_COUNTS, check, start
 
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.compiled_core import PURE_PYTHON_VARIABLE
-from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 
 GAMES_PER_PLAYER_COUNT = 100
 EVERY_ACTION_GAMES = 20
 ROUND_TRIP_EVERY = 10
-PLAYER_COUNTS = (2, 3, 4, 5, 6)
-COMBINATIONS = {
-    "base": (),
-    "tower": ("tower",),
-    "tower+black_tower": with_requirements("black_tower"),
-    "watchtowers": ("watchtowers",),
-    "all": TOWER_VARIANT,
-}
 
 
 def play_checked(config: GameConfig, seed: int, round_trip_every: int) -> Game:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playout_invariants import random_game
 
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
@@ -37,15 +38,6 @@ WINDOW = 31
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def random_game(seed: int, stop_after: int) -> Game:
-    rng = random.Random(seed)
-    game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=seed)
-    while not game.is_over and len(game.history) < stop_after:
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-    return game
-
-
 def window_of(game: Game) -> Encoder:
     encoder = Encoder(game.config, WINDOW)
     encoder.reset(game)
@@ -55,7 +47,7 @@ def window_of(game: Game) -> Encoder:
 
 def test_the_prior_is_the_agents_action_values_less_the_best_at_the_legal_indices() -> None:
     for seed, stop in ((0, 20), (1, 57), (2, 90)):
-        game = random_game(seed, stop)
+        game = random_game(seed, stop_after=stop)
         encoder = window_of(game)
         prior = ActionPrior("greedy:value=linear", WINDOW, seed=7)
         vector = prior.vector(game, encoder.window)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scenario import BLUE, FILLER, GREEN, RED, YELLOW, place_filler, position, start
+from scenario import BLUE, FILLER, GREEN, RED, YELLOW, coat_of_arms_game, place_filler, position, start
 
 from carcassonne_env.engine import Action, FloorColour, Game, GameConfig, load_catalogue
 from carcassonne_env.engine.actions import PASS
@@ -34,12 +34,6 @@ from carcassonne_env.engine.registry import with_requirements
 def watch_config(*, tower: bool = False, **variants: Any) -> GameConfig:
     expansions = with_requirements("tower", "watchtowers") if tower else ("watchtowers",)
     return GameConfig(players=4, expansions=expansions, **variants)
-
-
-
-
-
-
 
 
 def play(game: Game, x: int, y: int, rotation: int) -> None:
@@ -183,16 +177,7 @@ def test_r63_d20_coat_of_arms_counts_pennants_on_incomplete_cities() -> None:
     """R63 / D20: CCRF-coat at (0,0), Red's thief on its road S, completed by (0,−1). Pennants on
     the 3×3 area: (0,1), (1,0) and (−1,−1), all on incomplete cities: 2 × 3 = 6; the pennant at
     (−2,0) is outside. Road 2: Red 8."""
-    game = start(
-        position(watch_config())
-        .tile("watchtowers/CCRF-coat", 0, 0).follower(RED, 0, 0, 2)
-        .tile("base/CFc+", 0, 1, rotation=1)
-        .tile("base/Cc+", 1, 0)
-        .tile("base/CFc+", -1, -1, rotation=1)
-        .tile("base/Cccc+", -2, 0),
-        RED,
-        ["base/LR", FILLER],
-    )
+    game = coat_of_arms_game()
     play(game, 0, -1, 2)
     assert not game.feature(0, 1, 0).complete
     assert game.scores == (8, 0, 0, 0)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario import BLUE, FILLER, GREEN, RED, position, start
+from scenario import BLUE, FILLER, GREEN, RED, coat_of_arms_game, position, start
 
 from carcassonne_env.engine import Action, ActionKind, FloorColour, Game, GameConfig, GameRecord
 from carcassonne_env.engine.actions import PASS
@@ -111,16 +111,7 @@ def test_a_capture_of_ones_own_follower_is_no_capture_of_an_opponent() -> None:
 def test_watchtower_points_are_the_bonus_not_the_feature() -> None:
     """R63 / D20 (tests/test_rules_watchtowers.py): Red's thief on the coat-of-arms watchtower's road
     completes it: 2 × 3 pennants = 6 bonus points, and 2 for the road."""
-    game = start(
-        position(GameConfig(players=4, expansions=("watchtowers",)))
-        .tile("watchtowers/CCRF-coat", 0, 0).follower(RED, 0, 0, 2)
-        .tile("base/CFc+", 0, 1, rotation=1)
-        .tile("base/Cc+", 1, 0)
-        .tile("base/CFc+", -1, -1, rotation=1)
-        .tile("base/Cccc+", -2, 0),
-        RED,
-        ["base/LR", FILLER],
-    )
+    game = coat_of_arms_game()
     game.apply(Action.place(0, -1, 2))
     game.apply(PASS)
     assert game.scores[RED] == 8

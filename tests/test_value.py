@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from playout_invariants import random_game
 
 from agents import AgentSpecError, GreedyAgent, MCTSAgent, make_agent
 from agents.evaluation import END_NOW
@@ -18,15 +18,6 @@ from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.value import fit_linear as fit_value
 
 RED, BLUE = 0, 1
-
-
-def random_game(seed: int, players: int = 2, stop_after: int | None = None) -> Game:
-    rng = random.Random(seed)
-    game = Game(GameConfig(players=players, expansions=TOWER_VARIANT), seed=seed)
-    while not game.is_over and (stop_after is None or len(game.history) < stop_after):
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-    return game
 
 
 def test_end_now_events_are_what_ending_now_adds_to_the_scores() -> None:
