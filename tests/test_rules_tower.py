@@ -455,9 +455,11 @@ def test_r44_e3_completed_city_stays_unscored_to_the_end() -> None:
     assert tower(game).prisoner_count(RED, BLUE) == 1
 
 
-def test_r44_capture_on_the_last_turn_comes_before_final_scoring() -> None:
-    """R44 / §5 T4 before T6: Blue's monk, captured on the last turn, scores nothing at the end
-    (uncaptured it would score 1 + 1 occupied ring position = 2)."""
+@pytest.mark.parametrize(("choice", "scores"), [(cap(1, 0, 0), (0, 0, 0, 0)), (NO_CAPTURE, (0, 2, 0, 0))],
+                         ids=["captured", "declined"])
+def test_r44_capture_on_the_last_turn_comes_before_final_scoring(choice: Action, scores: tuple[int, ...]) -> None:
+    """R44 / §5 T4 before T6: Blue's monk, captured on the last turn, scores nothing at the end;
+    with the capture declined it scores 1 + 1 occupied ring position = 2."""
     game = start(
         position(tower_config())
         .tile("tower/F", 0, 0).tower(0, 0, [N])
@@ -467,25 +469,9 @@ def test_r44_capture_on_the_last_turn_comes_before_final_scoring() -> None:
     )
     place_filler(game)
     game.apply(Action.floor(0, 0, N))
-    game.apply(cap(1, 0, 0))
+    game.apply(choice)
     assert game.is_over
-    assert game.scores == (0, 0, 0, 0)
-
-
-def test_r44_uncaptured_monk_would_have_scored_at_the_end() -> None:
-    """Counterpart of the test above: declining the capture, Blue's monk scores 2 at the end."""
-    game = start(
-        position(tower_config())
-        .tile("tower/F", 0, 0).tower(0, 0, [N])
-        .tile("base/L", 1, 0).follower(BLUE, 1, 0, 0),
-        RED,
-        pile=(FILLER,),
-    )
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(NO_CAPTURE)
-    assert game.is_over
-    assert game.scores == (0, 2, 0, 0)
+    assert game.scores == scores
 
 
 def test_r44_e3_had_red_passed_blue_scores_six() -> None:
@@ -657,6 +643,14 @@ def _e5(
     return start(b, BLUE, pile=[FILLER] * turns)
 
 
+def _ransom_refused(game: Game, captor: int, scores: tuple[int, ...]) -> None:
+    """No RANSOM is offered now, RANSOM(``captor``) is refused, and the scores stay ``scores``."""
+    assert kinds(game.legal_actions(), ActionKind.RANSOM) == set()
+    with pytest.raises(IllegalActionError):
+        game.apply(Action.ransom(captor))
+    assert game.scores == scores
+
+
 def test_r48_e5_ransom_then_deploy_in_the_same_turn() -> None:
     """R48 / E5: Blue pays RANSOM(Red): Blue 5 → 2, Red 10 → 13, P[Red][Blue] = 0, Blue's supply
     1; T3 repeats, and Blue deploys that follower this turn."""
@@ -684,20 +678,14 @@ def test_r48_e5_second_ransom_in_a_turn_is_illegal() -> None:
     game.apply(Action.ransom(RED))
     assert game.scores[BLUE] == 7
     assert tower(game).prisoner_count(RED, BLUE) == 1
-    assert kinds(game.legal_actions(), ActionKind.RANSOM) == set()
-    with pytest.raises(IllegalActionError):
-        game.apply(Action.ransom(RED))
-    assert game.scores == (13, 7, 0, 0)
+    _ransom_refused(game, RED, (13, 7, 0, 0))
 
 
 def test_r48_e5_ransom_needs_three_points() -> None:
     """R48 / E5: with 2 points Blue may not pay; no score goes below 0."""
     game = _e5(blue_score=2)
     place_filler(game)
-    assert kinds(game.legal_actions(), ActionKind.RANSOM) == set()
-    with pytest.raises(IllegalActionError):
-        game.apply(Action.ransom(RED))
-    assert game.scores == (10, 2, 0, 0)
+    _ransom_refused(game, RED, (10, 2, 0, 0))
 
 
 def test_d6_ransom_with_exactly_three_points() -> None:
@@ -744,10 +732,7 @@ def test_d5_ransom_only_in_t3_of_the_own_turn() -> None:
     place_filler(game)
     game.apply(Action.floor(0, 0, N))
     assert game.phase is Phase.CAPTURE
-    assert kinds(game.legal_actions(), ActionKind.RANSOM) == set()
-    with pytest.raises(IllegalActionError):
-        game.apply(Action.ransom(RED))
-    assert game.scores == (0, 9)
+    _ransom_refused(game, RED, (0, 9))
 
 
 def test_d5_ransom_is_once_per_turn_not_once_per_game() -> None:
