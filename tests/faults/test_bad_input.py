@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -279,6 +280,18 @@ def test_a_model_made_for_another_game_configuration_is_refused_naming_both(
 TRAIN = ["--total-steps", "0", "--no-progress"]
 
 
+def _refused_before_training(main: Callable[[list[str]], object], argv: list[str], message: str, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A trainer's ``main(argv)`` exits non-zero with ``message`` in its exit message or on stderr;
+    ``@FILE`` in ``argv`` is an empty file, ``@DIR`` a folder."""
+    (tmp_path / "file").write_text("")
+    argv = [a.replace("@FILE", str(tmp_path / "file")).replace("@DIR", str(tmp_path)) for a in argv]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code != 0
+    assert message in str(e.value.code) or message in capsys.readouterr().err
+
+
 @pytest.mark.fault("clear error")
 @pytest.mark.parametrize(("flags", "message"), [
     (["--n-envs", "0"], "--n-envs"),
@@ -333,12 +346,8 @@ def test_bad_trainer_settings_are_refused_before_training(tmp_path: Path, flags:
     pytest.importorskip("sb3_contrib")
     from training.sb3.selfplay import main
 
-    (tmp_path / "file").write_text("")
-    flags = [f.replace("@FILE", str(tmp_path / "file")) for f in flags]
-    with pytest.raises(SystemExit) as e:
-        main(["quick", "--out", str(tmp_path / "run"), *TRAIN, *flags])
-    assert message in str(e.value.code) or message in capsys.readouterr().err
-    assert e.value.code != 0
+    _refused_before_training(main, ["quick", "--out", str(tmp_path / "run"), *TRAIN, *flags], message, tmp_path,
+                             capsys)
     assert not (tmp_path / "run" / "checkpoint.zip").exists()
 
 
@@ -393,12 +402,8 @@ def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, fla
     pytest.importorskip("torch")
     from training.afterstate.value_iteration import main
 
-    (tmp_path / "file").write_text("")
-    flags = [f.replace("@FILE", str(tmp_path / "file")).replace("@DIR", str(tmp_path)) for f in flags]
-    with pytest.raises(SystemExit) as e:
-        main(["quick", "--out", str(tmp_path / "run"), "--no-progress", *flags])
-    assert e.value.code != 0
-    assert message in str(e.value.code) or message in capsys.readouterr().err
+    _refused_before_training(main, ["quick", "--out", str(tmp_path / "run"), "--no-progress", *flags], message,
+                             tmp_path, capsys)
     assert not (tmp_path / "run").exists()
 
 
@@ -447,12 +452,7 @@ def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path: Path, flags:
     pytest.importorskip("tyro")
     from training.rllib.selfplay import main
 
-    (tmp_path / "file").write_text("")
-    flags = [f.replace("@FILE", str(tmp_path / "file")) for f in flags]
-    with pytest.raises(SystemExit) as e:
-        main(["--out", str(tmp_path / "run"), *flags])
-    assert e.value.code != 0
-    assert message in str(e.value.code) or message in capsys.readouterr().err
+    _refused_before_training(main, ["--out", str(tmp_path / "run"), *flags], message, tmp_path, capsys)
     assert not (tmp_path / "run").exists()
 
 
