@@ -35,7 +35,7 @@ from .copying import copy_into
 from .expansion import Expansion, ExpansionState
 from .followers import deploy, deploy_options, lift
 from .frontier import placements
-from .game_setup import GameSetup, PositionError, new_pile
+from .game_setup import GameSetup, PositionError, new_pile, register_game
 from .geometry import RING, pack, unpack
 from .persistence import game_from_dict, game_from_json, game_to_dict, game_to_json
 from .pile import chance_outcomes, determinized, draw
@@ -694,3 +694,6 @@ class Game:
         from .text_board import render_board
 
         return render_board(self)
+
+
+register_game(Game)

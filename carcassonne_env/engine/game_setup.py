@@ -1,5 +1,9 @@
 """Setting a game up: the pile a new game draws from, and :class:`GameSetup`, the public way to
 construct a game in a given position (docs/rules.md §8; the loader of saved games, :mod:`.persistence`).
+
+The game module imports this one (``Game`` draws its pile here, and re-exports ``GameSetup``), so
+this one names ``Game`` only in annotations; the class it builds is the one the game module
+registers when it loads (:func:`register_game`, :func:`game_class`): no import cycle.
 """
 
 from __future__ import annotations
@@ -18,7 +22,20 @@ from .tiles import TileCatalogue, TileType, load_catalogue, seeded_pile
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["GameSetup", "PositionError", "new_pile"]
+__all__ = ["GameSetup", "PositionError", "game_class", "new_pile", "register_game"]
+
+#: The game class, once its module has registered it (one entry).
+_GAME: list[type[Game]] = []
+
+
+def register_game(cls: type[Game]) -> None:
+    """Name ``cls`` as the class of every game built here (the game module, as it loads)."""
+    _GAME[:] = [cls]
+
+
+def game_class() -> type[Game]:
+    """The game class the game module registered (importing the engine package registers it)."""
+    return _GAME[0]
 
 
 class PositionError(ValueError):
@@ -62,10 +79,8 @@ class GameSetup:
     def __init__(self, config: GameConfig, pile: Sequence[str] = (), *, seed: int | None = None) -> None:
         """``pile``: tile ids in draw order. ``seed``: for loaders, the seed that shuffled this pile
         (``Game(config, seed=…)``); None means the pile is an explicit order."""
-        from .game import Game  # here: the game module re-exports this one
-
         catalogue = load_catalogue()
-        game = Game(_blank=True)
+        game = game_class()(_blank=True)
         game._init_empty(config, catalogue, seed, [catalogue[t] for t in pile])
         self._game: Game | None = game
 

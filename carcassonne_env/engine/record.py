@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action
 from .config import GameConfig
+from .game_setup import game_class
 
 if TYPE_CHECKING:
     from .game import Game
@@ -31,12 +32,11 @@ class GameRecord:
 
     def replay(self, upto: int | None = None) -> Game:
         """A fresh game with the first ``upto`` actions (all by default) applied."""
-        from .game import Game  # here: the game module imports this one
-
+        game_type = game_class()  # the game module imports this one: the class it registered
         if self.start_position is not None:  # the built position, as the game that starts there
-            game = Game.from_dict({**self.start_position, "start_position": self.start_position})
+            game = game_type.from_dict({**self.start_position, "start_position": self.start_position})
         else:
-            game = Game(self.config, seed=self.seed, tile_order=self.tile_order)
+            game = game_type(self.config, seed=self.seed, tile_order=self.tile_order)
         for action in self.actions[:upto]:
             game.apply(action)
         return game
