@@ -9,8 +9,7 @@ import random
 import sys
 import threading
 
-from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
-from carcassonne_env.engine import frontier
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, frontier
 from carcassonne_env.engine.geometry import unpack
 
 THREADS = 4
