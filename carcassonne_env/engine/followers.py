@@ -4,7 +4,7 @@ taken off its segment.
 ``_followers`` maps a segment's union-find node to its follower's owner; ``_occupants[root]`` counts
 the followers on the feature rooted there (invariant: the followers whose segment's root is
 ``root``); ``_supply`` counts each player's followers in hand. Followers an expansion keeps
-elsewhere (a tower's top, a prison) are in its state, not here.
+elsewhere are in its state, not here.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class Game:
         number, pile = new_pile(config, catalogue, seed, tile_order)
         self._init_empty(config, catalogue, number, pile)
         put_tile(self, catalogue.start, pack(0, 0), 0)
-        self._draw()
+        draw(self)
 
     def _init_empty(
         self,
@@ -513,15 +513,11 @@ class Game:
             return
         self._current = (self._current + 1) % self.num_players
         self._turn += 1
-        self._draw()
+        draw(self)
 
     def _score_completed(self) -> None:
         """T5: the features completed this turn score and their followers return (R22–R25, R64)."""
         score_completed(self)
-
-    def _draw(self) -> None:
-        """T1: draw, discarding unplaceable tiles (R10, R13); an empty pile ends the game (R26)."""
-        draw(self)
 
     def _end_game(self) -> None:
         """Final scoring (R27–R29); followers stay where they are."""

@@ -17,6 +17,7 @@ from .board import completions, put_tile
 from .config import GameConfig, as_int
 from .frontier import REQ_MASK
 from .geometry import DELTAS, pack
+from .pile import draw
 from .tiles import TileCatalogue, TileType, load_catalogue, seeded_pile
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ class GameSetup:
         at once, with the final scoring) and return the game, which records this start position."""
         g = self._live()
         g._current = current_player
-        g._draw()
+        draw(g)
         g._start_position = g.to_dict()
         self._game = None
         return g
