@@ -24,12 +24,13 @@ from carcassonne_env.engine import (
     Phase,
     ScoreEvent,
     SegmentKind,
+    load_catalogue,
 )
 from carcassonne_env.engine.board import BOARD_GROUP, completions, put_tile
 from carcassonne_env.engine.copying import copy_into
 from carcassonne_env.engine.followers import deploy, deploy_options, lift
 from carcassonne_env.engine.frontier import REQ_MASK, place_slot, placements
-from carcassonne_env.engine.game_setup import GameSetup
+from carcassonne_env.engine.game_setup import GameSetup, new_pile
 from carcassonne_env.engine.geometry import pack
 from carcassonne_env.engine.pile import chance_outcomes, determinized, draw
 from carcassonne_env.engine.undo import open_placement, undo_placement
@@ -162,6 +163,20 @@ def test_r4_the_next_draw_is_the_tiles_left_and_a_determinized_copy_keeps_them()
     game._drawn = len(game._pile)  # the pile runs out: the next draw ends the game (R26)
     draw(game)
     assert game.is_over
+
+
+# ---------------------------------------------------------------- game_setup.py
+def test_r4_a_seed_shuffles_the_config_s_tile_sets_and_a_tile_order_is_the_pile_as_given() -> None:
+    config = GameConfig(players=2)
+    catalogue = load_catalogue()
+    seed, pile = new_pile(config, catalogue, 7, None)
+    assert seed == 7 and new_pile(config, catalogue, 7, None)[1] == pile
+    assert sorted(t.id for t in pile) == sorted(t.id for t in new_pile(config, catalogue, 8, None)[1])
+    assert new_pile(config, catalogue, None, ["base/L", "base/C"]) == (None, [catalogue["base/L"], catalogue["base/C"]])
+    with pytest.raises(ValueError, match="not both"):
+        new_pile(config, catalogue, 7, ["base/L"])
+    with pytest.raises(ValueError, match="not a tile of the sets"):
+        new_pile(config, catalogue, None, ["tower/F"])
 
 
 # ---------------------------------------------------------------- views.py
