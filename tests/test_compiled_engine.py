@@ -99,6 +99,21 @@ def test_compiled_reports_the_modules_that_run() -> None:
     assert "carcassonne_env.engine.tower" in _compiled_by_setup("ENGINE_MODULES")
 
 
+#: The game's hot path: ``game.py`` and the job modules its every turn calls (laying tiles, the
+#: union-find, the frontier's tables, followers, valuing features, the undo journal, copies, the pile).
+HOT_PATH = ("game", "board", "union_find", "frontier", "followers", "valuation", "undo", "copying", "pile")
+
+
+def test_the_game_s_hot_path_is_compiled_where_the_compiled_core_runs() -> None:
+    """Every module of the hot path is in setup.py's compiled group (one mypyc library: calls between
+    them stay native) and, where the compiled core runs (CI requires it), runs as its extension."""
+    listed = set(_compiled_by_setup("ENGINE_MODULES"))
+    for name in HOT_PATH:
+        module = f"carcassonne_env.engine.{name}"
+        assert module in listed, f"{module} is not compiled by setup.py"
+        assert (Path(importlib.import_module(module).__file__ or "").suffix != ".py") == engine.COMPILED, module
+
+
 def test_the_compiled_core_runs_wherever_a_fresh_build_is_there_and_ci_has_one() -> None:
     """A build next to the sources, built from them as they are now, runs unless the source was asked
     for; where CI asks for it (``CARCASSONNE_REQUIRE_COMPILED=1``, set by ``scripts/test.sh``) the

@@ -2,7 +2,7 @@
 computed from the feature totals at the roots, against the slow way.
 
 ``Game.scores_if_ended_now`` and ``Game.end_now_events`` no longer copy the game and play the end
-out: they read the union-find roots of the live game (``Game._end_now``). Here they are checked on
+out: they read the union-find roots of the live game (``valuation.end_now``). Here they are checked on
 thousands of positions of random games, every expansion mix and 2–6 players, against actually
 finishing an independent copy of the game (rebuilt through ``to_dict``/``from_dict``, so it shares
 nothing, not even the copy-on-write board group of ``clone``) with the T5 scoring then the

@@ -27,7 +27,12 @@ from carcassonne_env.engine.tower import TowerExpansion
 from carcassonne_env.engine.watchtowers import WatchtowersExpansion
 
 ENGINE = Path(engine.__file__).parent
-GENERIC = ("game.py", "persistence.py", "save_validation.py", "position.py", "text_board.py")
+GENERIC = (
+    "game.py", "persistence.py", "save_validation.py", "position.py", "text_board.py",
+    # the game's job modules (game.py delegates to them)
+    "board.py", "copying.py", "followers.py", "frontier.py", "game_setup.py", "pile.py", "record.py", "undo.py",
+    "union_find.py", "valuation.py", "views.py",
+)
 #: Words that belong to one expansion: its name, its pieces, its actions.
 EXPANSION_WORDS = re.compile(r"tower|prisoner|floor|ransom|capture|watchtower", re.IGNORECASE)
 

@@ -1,4 +1,4 @@
-"""The frontier's action slots (``game.py``): a frontier value packs the position's requirement (R11)
+"""The frontier's action slots (``frontier.py``): a frontier value packs the position's requirement (R11)
 with the position's slot in a per-process table of PLACE actions, so that the legal placements read
 their actions by slot, never by position. Every slot must hold its own position's actions, also
 when games run in threads at the same time (the table is shared: a slot is given under a lock)."""
@@ -9,8 +9,7 @@ import random
 import sys
 import threading
 
-from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
-from carcassonne_env.engine import game as game_module
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, frontier
 from carcassonne_env.engine.geometry import unpack
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
@@ -48,7 +47,7 @@ def test_every_slot_holds_the_place_actions_of_its_own_position_after_games_in_t
             w.join()
     finally:
         sys.setswitchinterval(interval)
-    slots, actions = game_module._PLACE_SLOT, game_module._PLACE_ACTIONS
+    slots, actions = frontier._PLACE_SLOT, frontier.PLACE_ACTIONS
     assert sorted(slots.values()) == list(range(len(actions)))  # one slot a position, none shared
     for p, slot in slots.items():
         x, y = unpack(p)

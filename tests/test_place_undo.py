@@ -17,7 +17,7 @@ from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, Illegal
 #: and the black tower needs the tower, R50).
 COMBINATIONS = {"base": (), "watchtowers": ("watchtowers",)}
 
-#: Everything a placement can touch (the board group of game.py, and the rest of the state).
+#: Everything a placement can touch (the board group of board.py, and the rest of the state).
 STATE = (
     "_board", "_tile_pos", "_tile_type", "_tile_rot", "_tile_base", "_frontier", "_monasteries", "_parent",
     "_kind", "_node_tile", "_open", "_tiles", "_pennants", "_occupants", "_adj", "_value_cache",

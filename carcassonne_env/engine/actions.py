@@ -31,6 +31,7 @@ __all__ = [
     "FloorColour",
     "IllegalActionError",
     "Phase",
+    "as_action",
 ]
 
 #: Slot of a follower standing on top of a tower (R42).
@@ -150,3 +151,28 @@ class Action(NamedTuple):
 
 PASS: Final = Action(ActionKind.PASS)
 NO_CAPTURE: Final = Action(ActionKind.NO_CAPTURE)
+
+
+def _is_action_class(value: object) -> bool:
+    """``type(value) is Action``, in a function of its own: inline, a compiled engine (mypyc) would
+    take the fields of ``value`` as Action's (ints) from then on and refuse a float with its own
+    TypeError, before :meth:`Action.coerce` can name what is wrong."""
+    return type(value) is Action
+
+
+def as_action(action: Action | Sequence[int]) -> Action:
+    """``action`` as an :class:`Action`: itself when it is one with plain fields (the fast path of
+    ``apply``), else :meth:`Action.coerce`, which names what is wrong."""
+    if not _is_action_class(action):
+        return Action.coerce(action)
+    # An Action is a tuple: its fields read as objects (a compiled engine neither unboxes them nor
+    # indexes through the generic sequence protocol).
+    raw = cast("tuple[object, ...]", action)
+    if (
+        type(raw[0]) is not ActionKind
+        or type(raw[1]) is not int
+        or type(raw[2]) is not int
+        or type(raw[3]) is not int
+    ):
+        return Action.coerce(action)
+    return cast(Action, action)

@@ -1,8 +1,9 @@
 """What features are worth and who scores them (docs/rules.md R23, R24, R27, R28).
 
-Pure functions of a feature's totals: the game's union-find (``game.py``) finds the features and
-their totals, decides *when* scoring happens (T5, the end of the game) and returns followers;
-this module holds the rules that turn totals into points.
+Pure functions of a feature's totals: the game's union-find (``union_find.py``, laid by
+``board.py``) finds the features and their totals, ``valuation.py`` scores them *when* scoring
+happens (T5, the end of the game, the end-now value) and returns followers; this module holds the
+rules that turn totals into points.
 """
 
 from __future__ import annotations
