@@ -19,12 +19,12 @@ from agents import GreedyAgent, make_agent
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.common import progress
 from training.common.evaluation import rate_against_anchors
+from training.common.labelled_games import labelled_games
 from training.common.settings import SettingError
 from training.distill import fit as distill_fit
 from training.distill import policy_distillation as pd
 from training.distill.samples import SampleBuilder, Samples, collect_round
 from training.distill.student import start_from
-from training.sb3.imitation import labelled_games
 
 REPO = Path(__file__).resolve().parents[1]
 BASE = {"players": 2, "expansions": ()}

@@ -37,7 +37,9 @@ What the layer does, one module a job:
 * :mod:`~training.common.curves`: the learning curve's table and figure;
 * :mod:`~training.common.evaluation`: the tournaments that judge an agent (a gauntlet, the ratings
   against fixed anchors);
-* :mod:`~training.common.gate`: the admission gate of a candidate against the best, and its report.
+* :mod:`~training.common.gate`: the admission gate of a candidate against the best, and its report;
+* :mod:`~training.common.labelled_games`: games whose decisions a teacher agent labels (behaviour
+  cloning's and distillation's samples).
 
 Arrows point down: trainers import this package, which imports :mod:`training.arena` (tournaments,
 ratings), :mod:`agents` and :mod:`carcassonne_env`, never a trainer. Importing it imports no torch

@@ -18,7 +18,7 @@ to no-regret online learning"), in **rounds** k = 0, 1, …:
    learns what to do in the positions *its own* play leads to, which plain behaviour cloning never
    shows it. A label is the soft target ``softmax(teacher's action values / temperature)`` over the
    legal actions (its whole ranking, ties included; one-hot for a teacher without values), and the
-   value target is the mover's final win/loss (:func:`training.sb3.imitation.labelled_games`).
+   value target is the mover's final win/loss (:func:`training.common.labelled_games.labelled_games`).
    Games are split into chunks of :data:`CHUNK` decisions played in worker processes; each chunk has
    its own seed, so the samples depend on the seed only, not on the number of workers.
 2. **Fit** (continuing from the previous round's student): cross-entropy of the student's

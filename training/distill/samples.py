@@ -3,7 +3,7 @@
 
 * :func:`collect_round` plays seeded games (the teacher in every seat, or the student on a share of
   them) and the teacher labels every decision with the soft target ``softmax(values / temperature)``
-  over the legal actions (:func:`training.sb3.imitation.labelled_games`); :func:`collect` runs it in
+  over the legal actions (:func:`training.common.labelled_games.labelled_games`); :func:`collect` runs it in
   chunks of :data:`CHUNK` decisions, each with its own seed, in worker processes: the samples depend
   on the seed only, not on the number of workers.
 * :class:`Samples` holds them compactly ("Memory"): each observation zlib-compressed in one byte
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from training.common.labelled_games import Decision, labelled_games
 from training.common.storage import atomic_path
-from training.sb3.imitation import Decision, labelled_games
 
 __all__ = ["CHUNK", "HOLDOUT", "PHASES", "SampleBuilder", "Samples", "collect", "collect_round", "heldout_games"]
 
@@ -157,7 +157,7 @@ class Samples:
 
 
 class SampleBuilder:
-    """Accumulates :class:`~training.sb3.imitation.Decision` s into :class:`Samples`."""
+    """Accumulates :class:`~training.common.labelled_games.Decision` s into :class:`Samples`."""
 
     def __init__(self, n_actions: int, phase: slice) -> None:
         self.n_actions = n_actions
