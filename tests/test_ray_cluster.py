@@ -107,6 +107,7 @@ def test_the_afterstate_trainer_plays_its_self_play_games_on_every_node(
     import ray
 
     from training.afterstate import value_iteration
+    from training.common import evaluation
 
     worker = ray_cluster.add_node(**CLUSTER_NODE)
     ray_cluster.wait_for_nodes()
@@ -121,7 +122,7 @@ def test_the_afterstate_trainer_plays_its_self_play_games_on_every_node(
         backends.append((name, address))
         return functools.partial(ray_tasks, address=address, on_node=on_node)
 
-    monkeypatch.setattr(value_iteration, "make_backend", recording)
+    monkeypatch.setattr(evaluation, "make_backend", recording)  # every tournament of a trainer plays through it
     out = tmp_path / "run"
     value_iteration.main(["quick", "--expansions", "", "--games-per-generation", "4", "--gate-seeds", "1",
                           "--anchor-seeds", "1", "--anchors", "random", "--epochs", "2", "--generations", "1",

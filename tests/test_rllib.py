@@ -260,6 +260,7 @@ def built(s: Settings) -> Any:
     return build_config(s).fault_tolerance(restart_failed_env_runners=False).build_algo()
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("runner_threads", [1, 2])
 def test_the_threads_settings_reach_the_driver_and_every_env_runner(ray_local: Any, one_torch_thread: None,
