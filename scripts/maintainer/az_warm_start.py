@@ -1,0 +1,178 @@
+"""The warm start of the ``az`` network (``agents/pretrained/az_tower_2p.pt``): a small
+:class:`~agents.nets.pv_net.PVNet` distilled, before any self-play, from two shipped models.
+
+* **Policy** from ``ppo:pooled`` (a 64 × 4 BoardNet with action and reach heads, ~6 ms a position: too
+  slow to evaluate thousands of leaves, and the strongest network that plays without search): the
+  student's legal-action distribution is fitted to the teacher's full distribution (cross-entropy to
+  soft targets, which carries the teacher's second choices too; a search needs good priors over its
+  top-k, not only the argmax).
+* **Value** from ``afterstate_long`` (the position value of ``mcts:pretrained``): the mover's expected
+  final margin, ``margins(game)[mover]`` in points, at every recorded decision (a smooth target with
+  the game's luck averaged out, where the final margin of one game would be its noise).
+
+Positions are every decision with more than one legal action of ``--games`` games in which
+``ppo:pooled`` plays every seat, sampling from its distribution (``sample=1``: the positions a search
+meets include the second choices, not only the argmax line). The last ``--heldout`` share of the games
+is held out: the script prints the held-out cross-entropy, the share of positions where the student's
+argmax is the teacher's, and the value's RMSE in points, per epoch. The weights are written as data
+(:meth:`PVNet.save`, the game recorded) to ``--out``.
+
+    CARCASSONNE_PURE_PYTHON=1 python scripts/maintainer/az_warm_start.py --games 90 --epochs 6 \\
+        --out agents/pretrained/az_tower_2p.pt
+    python scripts/maintainer/pretrained_manifest.py --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import torch as th
+from torch.nn import functional as F
+
+from agents import position_value
+from agents.nets.board_net import LegalActions
+from agents.nets.pv_net import VALUE_SCALE, NetSize, PVNet
+from agents.ppo import SHIPPED, load_policy
+from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.environment.codec import ActionCodec
+from carcassonne_env.environment.layout import Layout
+from carcassonne_env.environment.observation import Encoder
+
+WINDOW = 31
+
+
+@dataclass
+class Position:
+    """One recorded decision: the observation (the board as its nonzero entries), the legal actions
+    (ascending), the teacher's probabilities of them and the value target (points)."""
+
+    board_index: npt.NDArray[np.int32]
+    board_value: npt.NDArray[np.uint8]
+    cells: npt.NDArray[np.uint8]
+    vector: npt.NDArray[np.float32]
+    legal: npt.NDArray[np.int64]
+    teacher: npt.NDArray[np.float32]
+    value: float
+    game: int
+
+
+def collect(config: GameConfig, games: int, seed: int) -> list[Position]:
+    """The decisions of ``games`` games of sampled ``ppo:pooled`` self-play (module docstring)."""
+    teacher = load_policy(SHIPPED["pooled"])
+    value = position_value("afterstate_long")
+    codec = ActionCodec(WINDOW)
+    rng = np.random.default_rng(seed)
+    out: list[Position] = []
+    for g in range(games):
+        game = Game(config, seed=seed + g)
+        encoder = Encoder(config, WINDOW)
+        encoder.reset(game)
+        while not game.is_over:
+            encoder.sync(game)
+            indices, _ = codec.legal_indices(game, encoder.window, encoder.frontier_inside)
+            legal = np.array(sorted(indices), dtype=np.int64)
+            if len(legal) == 1:
+                game.apply(codec.decode_for(game, int(legal[0]), encoder.window))
+                continue
+            obs = encoder.observation(game, game.current_player)
+            tensors = {k: th.from_numpy(v[None]) for k, v in obs.items()}
+            with th.inference_mode():
+                logits, _ = teacher.legal_logits(tensors, LegalActions.from_lists([legal]))
+            probs = th.softmax(logits.logits[0, :len(legal)].double(), 0).numpy()
+            board = obs["board"].reshape(-1)
+            nonzero = np.flatnonzero(board).astype(np.int32)
+            out.append(Position(nonzero, board[nonzero], obs["cells"], obs["vector"], legal,
+                                probs.astype(np.float32), value.margin(game, game.current_player), g))
+            choice = int(legal[rng.choice(len(legal), p=probs / probs.sum())])
+            game.apply(codec.decode_for(game, choice, encoder.window))
+    return out
+
+
+def batch(positions: list[Position], board_shape: tuple[int, ...]) -> tuple[dict[str, th.Tensor], LegalActions,
+                                                                            th.Tensor, th.Tensor]:
+    """Tensors of ``positions``: observations, legal actions, padded teacher probabilities, value targets."""
+    board = np.zeros((len(positions), int(np.prod(board_shape))), dtype=np.uint8)
+    for i, p in enumerate(positions):
+        board[i, p.board_index] = p.board_value
+    obs = {"board": th.from_numpy(board.reshape(len(positions), *board_shape)),
+           "cells": th.from_numpy(np.stack([p.cells for p in positions])),
+           "vector": th.from_numpy(np.stack([p.vector for p in positions]))}
+    longest = max(len(p.legal) for p in positions)
+    teacher = np.zeros((len(positions), longest), dtype=np.float32)
+    for i, p in enumerate(positions):
+        teacher[i, :len(p.legal)] = p.teacher
+    values = th.tensor([p.value / VALUE_SCALE for p in positions], dtype=th.float32)
+    return obs, LegalActions.from_lists([p.legal for p in positions]), th.from_numpy(teacher), values
+
+
+def losses(pv: PVNet, positions: list[Position], board_shape: tuple[int, ...]
+           ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    """(cross-entropy to the teacher, value MSE in scaled units, agreement of the argmaxes) of a batch."""
+    obs, legal, teacher, values = batch(positions, board_shape)
+    logits, predicted = pv.net.legal_logits(obs, legal)
+    log_p = F.log_softmax(logits.logits, dim=1)
+    cross_entropy = -(teacher * log_p.masked_fill(~logits.valid, 0.0)).sum(1).mean()
+    agree = (logits.logits.argmax(1) == teacher.argmax(1)).float().mean()
+    return cross_entropy, F.mse_loss(predicted[:, 0], values), agree
+
+
+def fit(pv: PVNet, train: list[Position], heldout: list[Position], epochs: int, size: int, lr: float,
+        seed: int) -> None:
+    """Adam on cross-entropy + value MSE, the learning rate decayed linearly to 0; held-out figures per epoch."""
+    shape = Layout(pv.config, pv.window).board_shape
+    optimiser = th.optim.Adam(pv.net.parameters(), lr=lr)
+    steps = epochs * (len(train) // size)
+    schedule = th.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1 - step / max(steps, 1))
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        pv.net.train()
+        order = rng.permutation(len(train))
+        start = time.process_time()
+        for i in range(0, len(order) - size + 1, size):
+            cross_entropy, mse, _ = losses(pv, [train[j] for j in order[i:i + size]], shape)
+            optimiser.zero_grad()
+            (cross_entropy + mse).backward()
+            optimiser.step()
+            schedule.step()
+        pv.net.eval()
+        with th.no_grad():
+            parts = [losses(pv, heldout[i:i + 256], shape) for i in range(0, len(heldout), 256)]
+        weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
+        ce, mse, agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(3))
+        print(f"epoch {epoch + 1}: held-out cross-entropy {ce:.3f}, argmax agreement {agree:.3f}, value RMSE "
+              f"{np.sqrt(mse) * VALUE_SCALE:.2f} points ({time.process_time() - start:.0f} s CPU)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=90)
+    parser.add_argument("--heldout", type=float, default=0.1)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--seed", type=int, default=770000)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    th.set_num_threads(1)
+    th.manual_seed(args.seed)
+    config = GameConfig(players=2, expansions=TOWER_VARIANT)
+    start = time.process_time()
+    positions = collect(config, args.games, args.seed)
+    cut = int(round(args.games * (1 - args.heldout)))
+    train = [p for p in positions if p.game < cut]
+    heldout = [p for p in positions if p.game >= cut]
+    print(f"{len(positions)} positions of {args.games} games ({len(heldout)} held out), "
+          f"{time.process_time() - start:.0f} s CPU", flush=True)
+    pv = PVNet(config, WINDOW, NetSize())
+    fit(pv, train, heldout, args.epochs, args.batch, args.lr, args.seed)
+    pv.save(args.out)
+    print(f"wrote {args.out} ({time.process_time() - start:.0f} s CPU in all)")
+
+
+if __name__ == "__main__":
+    main()
