@@ -127,5 +127,6 @@ def select_child(node: Node, c_visit: float, c_scale: float) -> int:
 
 
 def _softmax(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    e = np.exp(x - x.max())
-    return e / e.sum()
+    e: npt.NDArray[np.float64] = np.exp(x - x.max())
+    out: npt.NDArray[np.float64] = e / e.sum()
+    return out

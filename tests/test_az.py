@@ -80,7 +80,8 @@ def test_chance_children_are_weighted_by_chance_outcomes(net: PVNet) -> None:
         assert chance.probs.tolist() == list(outcomes.values())
         for tile, child in zip(chance.outcomes, chance.children, strict=True):
             if child is not None and not child.game.is_over:
-                assert child.game.phase is Phase.PLACE and child.game.current_tile.id == tile
+                drawn = child.game.current_tile
+                assert child.game.phase is Phase.PLACE and drawn is not None and drawn.id == tile
 
 
 def test_chance_visits_follow_the_probabilities(net: PVNet) -> None:

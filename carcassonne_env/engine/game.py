@@ -1207,7 +1207,7 @@ class Game:
         for i in range(self._drawn, len(pile)):
             if pile[i].id == tile_id:
                 g = self.clone()
-                g._pile = pile[:self._drawn] + [pile[i]] + pile[self._drawn:i] + pile[i + 1:]
+                g._pile = [*pile[:self._drawn], pile[i], *pile[self._drawn:i], *pile[i + 1:]]
                 g._seed = None
                 return g
         raise ValueError(f"with_next_draw: no {tile_id!r} tile is left to draw")

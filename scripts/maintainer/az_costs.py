@@ -85,10 +85,10 @@ def main() -> None:
         params = sum(p.numel() for p in pv.net.parameters())
         cells = []
         for batch in BATCHES:
-            def run(batch: int = batch) -> None:
+            def passes(pv: PVNet = pv, batch: int = batch) -> None:
                 for i in range(0, n, batch):
                     pv.evaluate(observations[i:i + batch], legal[i:i + batch])
-            cells.append(f"{best_ms(run, n, args.repeat):.2f}")
+            cells.append(f"{best_ms(passes, n, args.repeat):.2f}")
         print(f"| {name} | {params:,} | " + " | ".join(cells) + " |")
 
     encoders = []

@@ -136,16 +136,18 @@ def fit(pv: PVNet, train: list[Position], heldout: list[Position], epochs: int, 
         for i in range(0, len(order) - size + 1, size):
             cross_entropy, mse, _ = losses(pv, [train[j] for j in order[i:i + size]], shape)
             optimiser.zero_grad()
-            (cross_entropy + mse).backward()
+            (cross_entropy + mse).backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
             optimiser.step()
             schedule.step()
         pv.net.eval()
         with th.no_grad():
             parts = [losses(pv, heldout[i:i + 256], shape) for i in range(0, len(heldout), 256)]
         weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
-        ce, mse, agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(3))
-        print(f"epoch {epoch + 1}: held-out cross-entropy {ce:.3f}, argmax agreement {agree:.3f}, value RMSE "
-              f"{np.sqrt(mse) * VALUE_SCALE:.2f} points ({time.process_time() - start:.0f} s CPU)", flush=True)
+        held_ce, held_mse, held_agree = (float(np.average([float(p[k]) for p in parts], weights=weights))
+                                         for k in range(3))
+        print(f"epoch {epoch + 1}: held-out cross-entropy {held_ce:.3f}, argmax agreement {held_agree:.3f}, value "
+              f"RMSE {np.sqrt(held_mse) * VALUE_SCALE:.2f} points ({time.process_time() - start:.0f} s CPU)",
+              flush=True)
 
 
 def main() -> None:
@@ -163,7 +165,7 @@ def main() -> None:
     config = GameConfig(players=2, expansions=TOWER_VARIANT)
     start = time.process_time()
     positions = collect(config, args.games, args.seed)
-    cut = int(round(args.games * (1 - args.heldout)))
+    cut = round(args.games * (1 - args.heldout))
     train = [p for p in positions if p.game < cut]
     heldout = [p for p in positions if p.game >= cut]
     print(f"{len(positions)} positions of {args.games} games ({len(heldout)} held out), "

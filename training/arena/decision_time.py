@@ -105,5 +105,5 @@ def simulation_rate(spec: str, positions: list[Game], threads: int = 1) -> float
         start = time.process_time()
         agent.choose_action(game)
         seconds += time.process_time() - start
-        simulations += int(agent.last_simulations)  # type: ignore[attr-defined]
+        simulations += int(agent.last_simulations)
     return simulations / seconds if seconds else 0.0
