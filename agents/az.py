@@ -245,7 +245,7 @@ class AZAgent:
             legal.append(node.indices)
         logits, values = self.net.evaluate(observations, legal)
         for node, node_logits, value in zip(nodes, logits, values, strict=True):
-            node.logits = node_logits.astype(np.float64)
+            node.logits = node_logits
             node.value = float(value)
             node.evaluated = True
         self.last_simulations += len(nodes)

@@ -49,8 +49,9 @@ MANIFEST_NAME = "manifest.json"
 #: checks them).
 FIELDS = ("file", "sha256", "size", "format", "carries_code", "keys", "game", "game_source", "layout_version")
 #: Suffix → (format, whether loading it can run code). ``npz`` loads with ``allow_pickle=False``,
-#: ``json`` is parsed and ``pt`` (the az network) loads with ``torch.load(weights_only=True)``: data. An SB3 zip's ``data`` entry holds cloudpickled objects (the policy class,
-#: the spaces), which loading unpickles: code.
+#: ``json`` is parsed and ``pt`` (the az network) loads with ``torch.load(weights_only=True)``: data.
+#: An SB3 zip's ``data`` entry holds cloudpickled objects (the policy class, the spaces), which
+#: loading unpickles: code.
 FORMATS: Mapping[str, tuple[str, bool]] = {".npz": ("npz", False), ".json": ("json", False),
                                            ".pt": ("torch-weights", False), ".zip": ("sb3-zip", True)}
 _CHUNK = 1 << 20

@@ -5,8 +5,8 @@ the loaders use (:func:`shipped_keys`), so it imports them; the loaders import o
 :mod:`agents.manifest`.
 
 The game of a model is read from the model's file where it records one (a value network's
-``config``, the az network's ``game``); the SB3 zips record none and the linear values only their player count, so theirs is
-the game docs/training.md states for them: the tower variant
+``config``, the az network's ``game``); the SB3 zips record none and the linear values only their
+player count, so theirs is the game docs/training.md states for them: the tower variant
 (:data:`~carcassonne_env.engine.registry.TOWER_VARIANT`) of the player count the linear value records,
 or for a zip the count its file name ends in (``_2p.zip``).
 """

@@ -11,7 +11,7 @@ import torch as th
 
 from agents import AgentSpecError, make_agent
 from agents.az import AZAgent
-from agents.az_tree import Chance
+from agents.az_tree import Chance, select_outcome
 from agents.nets.pv_net import NetSize, PVNet
 from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -84,11 +84,9 @@ def test_chance_children_are_weighted_by_chance_outcomes(net: PVNet) -> None:
                 assert child.game.phase is Phase.PLACE and drawn is not None and drawn.id == tile
 
 
-def test_chance_visits_follow_the_probabilities(net: PVNet) -> None:
+def test_chance_visits_follow_the_probabilities() -> None:
     game = played(6, 20)
-    action = next(a for a in game.legal_actions())
-    chance = Chance.of(game, action)
-    from agents.az_tree import select_outcome
+    chance = Chance.of(game, game.legal_actions()[0])
     for _ in range(200):
         chance.n[select_outcome(chance)] += 1
     assert np.abs(chance.n - 200 * chance.probs).max() <= 1

@@ -71,7 +71,7 @@ class PVNet:
 
     def evaluate(
         self, observations: Sequence[Mapping[str, np.ndarray]], legal: Sequence[npt.NDArray[np.int64]]
-    ) -> tuple[list[npt.NDArray[np.float32]], npt.NDArray[np.float64]]:
+    ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
         """The logits of each position's legal actions, in the order of ``legal[i]`` (ascending action
         indices, each list non-empty), and each position's value: the mover's expected final margin in
         points. One network pass for the whole batch."""
@@ -79,7 +79,7 @@ class PVNet:
         with th.inference_mode():
             logits, values = self.net.legal_logits(obs, LegalActions.from_lists(list(legal)))
         padded = logits.logits.numpy()
-        out = [padded[i, :len(actions)].astype(np.float32) for i, actions in enumerate(legal)]
+        out = [padded[i, :len(actions)].astype(np.float64) for i, actions in enumerate(legal)]
         return out, values[:, 0].double().numpy() * VALUE_SCALE
 
     def save(self, path: str | Path) -> None:
