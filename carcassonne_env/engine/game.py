@@ -1197,6 +1197,16 @@ class Game:
         g._seed = None
         return g
 
+    def public_copy(self) -> Game:
+        """A copy whose unseen pile lists the tiles left in catalogue order (R4: only their multiset is
+        public), so that the copy is a function of the public state alone; like :meth:`determinize`, its
+        record names its pile as an explicit tile order."""
+        g = self.clone()
+        types = self._catalogue.types
+        g._pile = self._pile[:self._drawn] + [types[i] for i, count in enumerate(self._remaining) for _ in range(count)]
+        g._seed = None
+        return g
+
     def with_next_draw(self, tile_id: str) -> Game:
         """A copy whose next draw (T1) is a tile of type ``tile_id``, one of :meth:`chance_outcomes`: the
         first unseen tile of that type is moved to the front of the unseen pile, the others keep their
