@@ -16,6 +16,9 @@ outcome keeps its probability).
 least one) and keeping the better half by ``g + logit + σ(q̂)``; the move is the best survivor by the
 same score. **Below the root** Gumbel MuZero's deterministic selection (:func:`~agents.az_tree.select_child`).
 
+**Values.** A new leaf's value is the mover's expected final margin: the network's base position value
+(:mod:`agents.nets.pv_net`) plus its value head; a game end's is its final margin.
+
 **Batches.** A phase's visits run ``batch`` at a time: each descends with the visits in flight counted
 (so a batch spreads over the tree), the new leaves are encoded (a copy of the root's encoder synced
 forward, :meth:`~carcassonne_env.environment.observation.Encoder.copy`) and valued by one network pass,
@@ -51,6 +54,7 @@ from .manifest import PRETRAINED_DIR, verified
 from .thinking_limit import ThinkingTimeout
 
 if TYPE_CHECKING:
+    from .evaluation import PositionValue
     from .nets.pv_net import PVNet
 
 __all__ = ["SHIPPED_AZ", "AZAgent", "load_net", "make_az"]
@@ -63,7 +67,8 @@ _Paths = list[tuple[list[tuple[Node | Chance, int]], Node]]
 
 
 class AZAgent:
-    """Engine-level agent: the search of the module docstring with ``net``.
+    """Engine-level agent: the search of the module docstring with ``net`` correcting ``base`` (the
+    position value the network's file names, :attr:`PVNet.base`).
 
     ``sims`` root visits per decision (0: the network alone), ``k`` root actions considered,
     ``batch`` leaves per network pass, ``gumbel`` the scale of the root's Gumbel noise (0: none),
@@ -71,7 +76,7 @@ class AZAgent:
     noise: with the same seed and the same public positions the agent makes the same decisions.
     """
 
-    def __init__(self, net: PVNet, seed: int = 0, sims: int = 64, k: int = 16, batch: int = 16,
+    def __init__(self, net: PVNet, base: PositionValue, seed: int = 0, sims: int = 64, k: int = 16, batch: int = 16,
                  gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1) -> None:
         for name, value, low in (("sims", sims, 0), ("k", k, 1), ("batch", batch, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -79,7 +84,7 @@ class AZAgent:
         for name, number in (("gumbel", gumbel), ("c_visit", c_visit), ("c_scale", c_scale)):
             if not (isinstance(number, (int, float)) and math.isfinite(number) and number >= 0):
                 raise ValueError(f"AZAgent: {name} must be a number >= 0, got {number!r}")
-        self.net = net
+        self.net, self.base = net, base
         self.sims, self.k, self.batch = sims, k, batch
         self.gumbel, self.c_visit, self.c_scale = float(gumbel), float(c_visit), float(c_scale)
         self.codec = ActionCodec(net.window)
@@ -246,7 +251,7 @@ class AZAgent:
         logits, values = self.net.evaluate(observations, legal)
         for node, node_logits, value in zip(nodes, logits, values, strict=True):
             node.logits = node_logits
-            node.value = float(value)
+            node.value = self.base.margin(node.game, node.player) + float(value)
             node.evaluated = True
         self.last_simulations += len(nodes)
 
@@ -262,8 +267,10 @@ def load_net(path: Path) -> PVNet:
 def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float) -> AZAgent:
     """The ``az:MODEL`` spec: ``pretrained`` (:data:`SHIPPED_AZ`, once the manifest vouches for it) or
     the path of a file :meth:`PVNet.save` wrote."""
-    path = verified(SHIPPED_AZ) if model == "pretrained" else Path(model)
-    return AZAgent(load_net(path), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel)
+    from . import position_value
+
+    net = load_net(verified(SHIPPED_AZ) if model == "pretrained" else Path(model))
+    return AZAgent(net, position_value(net.base), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel)
 
 
 def _drawn(chance: Chance, c: int) -> Game:

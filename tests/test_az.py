@@ -12,6 +12,7 @@ import torch as th
 from agents import AgentSpecError, make_agent
 from agents.az import AZAgent
 from agents.az_tree import Chance, select_outcome
+from agents.evaluation import END_NOW
 from agents.nets.pv_net import NetSize, PVNet
 from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -26,7 +27,7 @@ WINDOW = 31
 @pytest.fixture(scope="module")
 def net() -> PVNet:
     th.manual_seed(0)
-    return PVNet(CONFIG, WINDOW, NetSize(channels=8, blocks=1, head_hidden=16))
+    return PVNet(CONFIG, WINDOW, NetSize(channels=8, blocks=1, head_hidden=16), base="end_now")
 
 
 def played(seed: int, decisions: int) -> Game:
@@ -40,11 +41,19 @@ def played(seed: int, decisions: int) -> Game:
 
 
 def test_a_game_of_az_plays_only_legal_actions(net: PVNet) -> None:
-    game, agent = Game(CONFIG, seed=1), AZAgent(net, seed=1, sims=8, k=4, batch=4)
+    game, agent = Game(CONFIG, seed=1), AZAgent(net, END_NOW, seed=1, sims=8, k=4, batch=4)
     for _ in range(30):
         action = agent.choose_action(game)
         assert action in game.legal_actions()
         game.apply(action)
+
+
+def test_a_new_networks_value_is_its_base_value(net: PVNet) -> None:
+    game = played(2, 25)
+    agent = AZAgent(net, END_NOW, sims=0)
+    agent.choose_action(game)
+    assert agent.last_root is not None
+    assert agent.last_root.value == END_NOW.margin(game, game.current_player)
 
 
 def test_sims_0_plays_the_networks_argmax(net: PVNet) -> None:
@@ -55,21 +64,21 @@ def test_sims_0_plays_the_networks_argmax(net: PVNet) -> None:
     legal = np.array(sorted(codec.legal_indices(game, encoder.window, encoder.frontier_inside)[0]))
     logits, _ = net.evaluate([encoder.observation(game, game.current_player)], [legal])
     best = codec.decode_for(game, int(legal[np.argmax(logits[0])]), encoder.window)
-    assert AZAgent(net, sims=0).choose_action(game) == best
+    assert AZAgent(net, END_NOW, sims=0).choose_action(game) == best
 
 
 def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet) -> None:
     game = played(3, 30)
     other = with_unseen_pile_permuted(game, np.random.default_rng(5))
     assert other.pile_in_draw_order != game.pile_in_draw_order
-    first, second = AZAgent(net, seed=7, sims=24, k=4, gumbel=1.0), AZAgent(net, seed=7, sims=24, k=4, gumbel=1.0)
+    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0) for _ in range(2))
     assert first.choose_action(game) == second.choose_action(other)
     assert first.last_root is not None and second.last_root is not None
     assert list(first.last_root.n) == list(second.last_root.n)
 
 
 def test_chance_children_are_weighted_by_chance_outcomes(net: PVNet) -> None:
-    agent = AZAgent(net, seed=0, sims=48, k=4, batch=8)
+    agent = AZAgent(net, END_NOW, seed=0, sims=48, k=4, batch=8)
     agent.choose_action(played(4, 20))
     assert agent.last_root is not None
     chances = [c for c in _tree(agent.last_root) if isinstance(c, Chance)]
@@ -96,7 +105,7 @@ def test_the_next_decision_of_the_turn_reuses_the_subtree(net: PVNet) -> None:
     game = played(5, 20)
     while game.phase is not Phase.PLACE:
         game.apply(game.legal_actions()[0])
-    agent = AZAgent(net, seed=0, sims=32, k=2, batch=4)
+    agent = AZAgent(net, END_NOW, seed=0, sims=32, k=2, batch=4)
     action = agent.choose_action(game)
     assert agent.last_root is not None
     kept = agent.last_root.children[agent.last_root.actions.index(action)]
@@ -122,7 +131,7 @@ def test_weights_load_as_data_and_refuse_another_game(net: PVNet, tmp_path: Path
     with pytest.raises(ValueError, match="not on this game"):
         PVNet.load(path, GameConfig(players=2))
     with pytest.raises(ValueError, match="not on this game"):
-        AZAgent(loaded).choose_action(Game(GameConfig(players=2), seed=0))
+        AZAgent(loaded, END_NOW).choose_action(Game(GameConfig(players=2), seed=0))
 
 
 def test_a_file_of_another_kind_is_refused(tmp_path: Path) -> None:
@@ -142,7 +151,7 @@ def test_options_out_of_their_range_are_refused_at_parse(spec: str) -> None:
 def test_a_thinking_limit_stops_the_search(net: PVNet) -> None:
     from agents.thinking_limit import ThinkingTimeout, limit_thinking
 
-    agent = AZAgent(net, sims=100_000, k=4)
+    agent = AZAgent(net, END_NOW, sims=100_000, k=4)
     assert limit_thinking(agent, 0.05)
     with pytest.raises(ThinkingTimeout):
         agent.choose_action(played(1, 10))

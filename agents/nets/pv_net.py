@@ -6,16 +6,21 @@ over the codec's action space; crops that shrink the work on a small board), not
 search needs exactly what BoardNet computes, ``legal_logits(obs, legal)``, and a second definition
 would duplicate its crops, scaling and heads. What this module adds:
 
-* **Value in points.** The value head predicts the player to move's expected final margin over the
-  other player (2 players: own score minus the opponent's), divided by :data:`VALUE_SCALE`;
-  :meth:`PVNet.evaluate` returns it in points. Two players only: one scalar per position is all a
-  zero-sum search of two needs (the other seat's value is its negation); more seats would need a value
-  per seat, which this head does not have (``PVNet`` refuses other player counts).
+* **Value: a correction to a named position value.** A position's value is the player to move's
+  expected final margin over the other player (2 players: own score minus the opponent's, points):
+  ``base.margin(game, mover) + head``, where ``base`` is a shipped position value named in the file
+  (``afterstate_long``, the value of ``mcts:pretrained``: end-now scores computed by the engine plus a
+  learned correction, 0.07 ms a position) and ``head`` the value head × :data:`VALUE_SCALE`
+  (:meth:`PVNet.evaluate` returns the head in points). A CNN cannot compute the end-now scores as
+  exactly as the engine does; it only has to learn what the base value misses. A new network's head is
+  0 (its last layer starts at zero), so before any training its value *is* the base value. Two players
+  only: one scalar per position is all a zero-sum search of two needs (the other seat's value is its
+  negation); more seats would need a value per seat (``PVNet`` refuses other player counts).
 * **Sized for search.** ``channels``/``blocks`` are small (the shipped net: 32 × 3; table in
   docs/experiments/2026-12-06-az-search.md) and the heads are BoardNet's optional ones.
 * **Weights as data.** :meth:`PVNet.save` writes ``torch.save`` of plain tensors, ints, strings and
   lists: the state dict, the network's sizes, the game it was trained on (``GameConfig.to_dict()``),
-  the window and the observation layout version; :meth:`PVNet.load` reads it with
+  the window, the observation layout version and the base value's key; :meth:`PVNet.load` reads it with
   ``weights_only=True`` (no code runs) and refuses a file made for another game, window or layout.
 """
 
@@ -35,12 +40,14 @@ from carcassonne_env.environment.layout import LAYOUT_VERSION, Layout
 
 from .board_net import BoardNet, LegalActions
 
-__all__ = ["FORMAT", "VALUE_SCALE", "NetSize", "PVNet"]
+__all__ = ["BASE_VALUES", "FORMAT", "VALUE_SCALE", "NetSize", "PVNet"]
 
 #: Points of margin per unit of the value head's output (the head stays near unit scale).
 VALUE_SCALE = 20.0
 #: The ``format`` entry of a saved file.
 FORMAT = "carcassonne-az-pv/1"
+#: The position values a network may correct (keys of :func:`agents.position_value` made for 2 players).
+BASE_VALUES = ("afterstate_long", "end_now")
 
 
 @dataclass(frozen=True)
@@ -55,26 +62,35 @@ class NetSize:
 
 
 class PVNet:
-    """A :class:`BoardNet` for ``config`` (2 players) and ``window``, in evaluation mode on the CPU."""
+    """A :class:`BoardNet` for ``config`` (2 players) and ``window``, in evaluation mode on the CPU; its
+    value head corrects the position value ``base`` (a key of :data:`BASE_VALUES`)."""
 
-    def __init__(self, config: GameConfig, window: int, size: NetSize = NetSize()) -> None:
+    def __init__(self, config: GameConfig, window: int, size: NetSize = NetSize(), base: str = "afterstate_long"
+                 ) -> None:
         if config.players != 2:
             raise ValueError(f"PVNet: 2 players only (the value is the margin over the one opponent), "
                              f"got {config.players}")
+        if base not in BASE_VALUES:
+            raise ValueError(f"PVNet: base must be one of {', '.join(BASE_VALUES)}, got {base!r}")
         self.config = config
         self.window = window
         self.size = size
+        self.base = base
         space = Layout(config, window).observation_space()
         self.net = BoardNet(space, channels=size.channels, blocks=size.blocks, head_hidden=size.head_hidden,
                             action_heads=size.action_heads, reach_head=size.reach_head)
+        last = self.net.value_net[-1]
+        assert isinstance(last, th.nn.Linear)
+        th.nn.init.zeros_(last.weight)
+        th.nn.init.zeros_(last.bias)
         self.net.eval()
 
     def evaluate(
         self, observations: Sequence[Mapping[str, np.ndarray]], legal: Sequence[npt.NDArray[np.int64]]
     ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
         """The logits of each position's legal actions, in the order of ``legal[i]`` (ascending action
-        indices, each list non-empty), and each position's value: the mover's expected final margin in
-        points. One network pass for the whole batch."""
+        indices, each list non-empty), and each position's value head in points (the correction to the
+        base value). One network pass for the whole batch."""
         obs = {key: th.from_numpy(np.stack([o[key] for o in observations])) for key in ("board", "cells", "vector")}
         with th.inference_mode():
             logits, values = self.net.legal_logits(obs, LegalActions.from_lists(list(legal)))
@@ -85,7 +101,7 @@ class PVNet:
     def save(self, path: str | Path) -> None:
         """Write the weights and what they were trained on as data (module docstring)."""
         th.save({"format": FORMAT, "game": self.config.to_dict(), "window": self.window,
-                 "layout_version": LAYOUT_VERSION, "size": asdict(self.size),
+                 "layout_version": LAYOUT_VERSION, "size": asdict(self.size), "base": self.base,
                  "state_dict": self.net.state_dict()}, Path(path))
 
     @classmethod
@@ -105,6 +121,6 @@ class PVNet:
                              f"{LAYOUT_VERSION}")
         if config is not None and config != trained:
             raise ValueError(f"{path}: trained on {trained.to_dict()}, not on this game {config.to_dict()}")
-        pv = cls(trained, int(data["window"]), size)
+        pv = cls(trained, int(data["window"]), size, str(data["base"]))
         pv.net.load_state_dict(data["state_dict"])
         return pv

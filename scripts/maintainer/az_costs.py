@@ -25,8 +25,10 @@ from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.observation import Encoder
 
-SIZES = {"16×2, no action heads": NetSize(16, 2, 64, False, False), "32×3, action heads": NetSize(32, 3),
+SIZES = {"16×2, no action heads": NetSize(16, 2, 64, False, False),
          "32×3, no action heads": NetSize(32, 3, 64, False, False),
+         "32×3, action heads": NetSize(32, 3, 64, True, False),
+         "32×3, action + reach heads": NetSize(32, 3, 64, True, True),
          "64×4, action + reach heads (ppo:pooled's)": NetSize(64, 4, 64, True, True)}
 BATCHES = (1, 8, 32)
 WINDOW = 31
