@@ -113,11 +113,10 @@ class AZAgent:
                              f"{game.config.to_dict()}")
         deadline = None if self._hard_limit is None else time.perf_counter() + self._hard_limit
         self.last_simulations = 0
-        root = self._root(game)
-        self.last_root = root
         if len(game.legal_actions()) == 1:
-            self._kept = None
+            self._kept = self.last_root = None
             return game.legal_actions()[0]
+        root = self.last_root = self._root(game)
         if not root.evaluated:
             self._evaluate([root])
         if self.sims == 0 or len(root.actions) == 1:
