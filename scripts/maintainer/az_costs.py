@@ -1,5 +1,6 @@
 """What a position costs the ``az`` search: the network per position at batch 1, 8 and 32 for a few
-sizes, and the encoder from scratch against a copy of an earlier position's encoder synced forward.
+sizes, the encoder from scratch against a copy of an earlier position's encoder synced forward, and
+the base value the network corrects (``afterstate_long``).
 
     CARCASSONNE_PURE_PYTHON=1 python scripts/maintainer/az_costs.py --games 4
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 import torch as th
 
-from agents import make_agent
+from agents import make_agent, position_value
 from agents.nets.pv_net import NetSize, PVNet
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -29,7 +30,7 @@ SIZES = {"16×2, no action heads": NetSize(16, 2, 64, False, False),
          "32×3, no action heads": NetSize(32, 3, 64, False, False),
          "32×3, action heads": NetSize(32, 3, 64, True, False),
          "32×3, action + reach heads": NetSize(32, 3, 64, True, True),
-         "64×4, action + reach heads (ppo:pooled's)": NetSize(64, 4, 64, True, True)}
+         "64×4, action + reach heads (ppo:pooled's trunk)": NetSize(64, 4, 64, True, True)}
 BATCHES = (1, 8, 32)
 WINDOW = 31
 
@@ -115,10 +116,17 @@ def main() -> None:
         for (game, _), encoder in zip(pairs, encoders, strict=True):
             encoder.observation(game, game.current_player)
 
-    print("\n| encoder | ms CPU a position |\n|---|---:|")
+    base = position_value("afterstate_long")
+
+    def valued() -> None:
+        for game, _ in pairs:
+            base.margin(game, game.current_player)
+
+    print("\n| encoder, base value | ms CPU a position |\n|---|---:|")
     for name, run in (("from scratch (`Encoder.reset`)", scratch), ("`copy()` alone", copied),
                       ("`copy()` of the previous turn's start, then `sync`", synced),
-                      ("`observation()` (the arrays handed to the network)", observe)):
+                      ("`observation()` (the arrays handed to the network)", observe),
+                      ("base value: `afterstate_long`'s margin of the mover", valued)):
         print(f"| {name} | {best_ms(run, len(pairs), args.repeat):.3f} |")
 
 
