@@ -31,11 +31,21 @@ when the game handed in is that position.
 ``last_simulations`` counts the leaves the last decision valued (network positions and new game ends),
 the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays the network alone: the
 legal action of largest logit. Two players only (the network's value is the margin over the opponent).
+
+**Recording** (``record=DIR``, the expert-iteration trainer's self-play, :mod:`training.az.expert_iteration`):
+every decision with a root (more than one legal action) appends one JSON line to ``DIR/SEED.jsonl``
+(``SEED`` the agent's seed, :func:`training.arena.match.agent_seed` of the game and the seat) before
+the action is returned: ``ply`` (the game's history length), ``player``, ``indices`` (the legal actions'
+codec indices, ascending), ``policy`` (:func:`~agents.az_tree.improved_policy` of the root over them,
+summing to 1) and ``base`` (the base value's margin of the mover there, points). The agent's first
+decision truncates the file, so a game played again after a kill leaves only its own lines; a game a
+tournament has recorded has all of them.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import time
 from collections.abc import Sequence
@@ -48,7 +58,7 @@ from carcassonne_env.engine import Action, Game, Phase
 from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.observation import Encoder
 
-from .az_tree import Chance, Node, select_child, select_outcome, sigma
+from .az_tree import Chance, Node, improved_policy, select_child, select_outcome, sigma
 from .information import public_state
 from .manifest import PRETRAINED_DIR, verified
 from .thinking_limit import ThinkingTimeout
@@ -74,10 +84,11 @@ class AZAgent:
     ``batch`` leaves per network pass, ``gumbel`` the scale of the root's Gumbel noise (0: none),
     ``c_visit`` and ``c_scale`` the constants of σ (Gumbel MuZero's 50 and 0.1). ``seed`` seeds the
     noise: with the same seed and the same public positions the agent makes the same decisions.
+    ``record``: the file each decision's targets are appended to (module docstring), or None.
     """
 
     def __init__(self, net: PVNet, base: PositionValue, seed: int = 0, sims: int = 64, k: int = 16, batch: int = 16,
-                 gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1) -> None:
+                 gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1, record: Path | None = None) -> None:
         for name, value, low in (("sims", sims, 0), ("k", k, 1), ("batch", batch, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"AZAgent: {name} must be an int >= {low}, got {value!r}")
@@ -96,6 +107,7 @@ class AZAgent:
         self._kept: Node | None = None
         self._encoder: Encoder | None = None
         self._hard_limit: float | None = None
+        self._record, self._recorded = record, False
 
     def limit_thinking(self, seconds: float | None) -> None:
         """Raise :class:`~agents.thinking_limit.ThinkingTimeout` between two batches once a decision has
@@ -123,6 +135,8 @@ class AZAgent:
             choice = int(np.argmax(root.logits))
         else:
             choice = self._halving(root, deadline)
+        if self._record is not None:
+            self._write_record(root)
         child = root.children[choice]
         self._kept = child if isinstance(child, Node) and child.evaluated and not child.game.is_over else None
         return root.actions[choice]
@@ -163,6 +177,18 @@ class AZAgent:
             remaining = sorted(remaining, key=lambda a: -score[a])[:max(1, math.ceil(len(remaining) / 2))]
         score = prior + sigma(root, self.c_visit, self.c_scale)
         return max(remaining, key=lambda a: score[a])
+
+    def _write_record(self, root: Node) -> None:
+        """Append ``root``'s targets to the record file (module docstring), flushed before returning."""
+        assert self._record is not None
+        policy = improved_policy(root, self.c_visit, self.c_scale)
+        line = {"ply": len(root.game.history), "player": root.player, "indices": root.indices.tolist(),
+                "policy": [float(f"{p:.7g}") for p in policy], "base": self.base.margin(root.game, root.player)}
+        if not self._recorded:
+            self._record.parent.mkdir(parents=True, exist_ok=True)
+        with self._record.open("a" if self._recorded else "w") as f:
+            f.write(json.dumps(line) + "\n")
+        self._recorded = True
 
     # ------------------------------------------------------------------ one batch
     def _run_batch(self, root: Node, first: Sequence[int]) -> None:
@@ -263,13 +289,15 @@ def load_net(path: Path) -> PVNet:
     return PVNet.load(path)
 
 
-def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float) -> AZAgent:
+def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, record: str = "") -> AZAgent:
     """The ``az:MODEL`` spec: ``pretrained`` (:data:`SHIPPED_AZ`, once the manifest vouches for it) or
-    the path of a file :meth:`PVNet.save` wrote."""
+    the path of a file :meth:`PVNet.save` wrote; ``record``: a directory the decisions' targets are
+    written to (``DIR/SEED.jsonl``, module docstring), empty for none."""
     from . import position_value
 
     net = load_net(verified(SHIPPED_AZ) if model == "pretrained" else Path(model))
-    return AZAgent(net, position_value(net.base), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel)
+    return AZAgent(net, position_value(net.base), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel,
+                   record=Path(record) / f"{seed}.jsonl" if record else None)
 
 
 def _drawn(chance: Chance, c: int) -> Game:

@@ -17,7 +17,8 @@ Positions are every decision with more than one legal action of ``--games`` game
 meets include the second choices, not only the argmax line). The last ``--heldout`` share of the games
 is held out: the script prints the held-out cross-entropy and the share of positions where the student's
 argmax is the teacher's, per epoch. The weights are written as data
-(:meth:`PVNet.save`, the game recorded) to ``--out``.
+(:meth:`PVNet.save`, the game recorded) to ``--out``. The fit is :func:`training.az.fit.fit` (shared
+with the expert-iteration trainer) with the value weight 0: the value head is frozen.
 
     CARCASSONNE_PURE_PYTHON=1 python scripts/maintainer/az_warm_start.py --games 300 --epochs 8 \\
         --out agents/pretrained/az_tower_2p.pt
@@ -28,12 +29,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import torch as th
-from torch.nn import functional as F
 
 from agents.nets.board_net import LegalActions
 from agents.nets.pv_net import NetSize, PVNet
@@ -41,24 +39,10 @@ from agents.ppo import SHIPPED, load_policy
 from carcassonne_env.engine import Game, GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment.codec import ActionCodec
-from carcassonne_env.environment.layout import Layout
 from carcassonne_env.environment.observation import Encoder
+from training.az.fit import Position, fit
 
 WINDOW = 31
-
-
-@dataclass
-class Position:
-    """One recorded decision: the observation (the board as its nonzero entries), the legal actions
-    (ascending) and the teacher's probabilities of them."""
-
-    board_index: npt.NDArray[np.int32]
-    board_value: npt.NDArray[np.uint8]
-    cells: npt.NDArray[np.uint8]
-    vector: npt.NDArray[np.float32]
-    legal: npt.NDArray[np.int64]
-    teacher: npt.NDArray[np.float32]
-    game: int
 
 
 def collect(config: GameConfig, games: int, seed: int) -> list[Position]:
@@ -83,68 +67,10 @@ def collect(config: GameConfig, games: int, seed: int) -> list[Position]:
             with th.inference_mode():
                 logits, _ = teacher.legal_logits(tensors, LegalActions.from_lists([legal]))
             probs = th.softmax(logits.logits[0, :len(legal)].double(), 0).numpy()
-            board = obs["board"].reshape(-1)
-            nonzero = np.flatnonzero(board).astype(np.int32)
-            out.append(Position(nonzero, board[nonzero], obs["cells"], obs["vector"], legal,
-                                probs.astype(np.float32), g))
+            out.append(Position.of(obs, legal, probs, g))
             choice = int(legal[rng.choice(len(legal), p=probs / probs.sum())])
             game.apply(codec.decode_for(game, choice, encoder.window))
     return out
-
-
-def batch(positions: list[Position], board_shape: tuple[int, ...]
-          ) -> tuple[dict[str, th.Tensor], LegalActions, th.Tensor]:
-    """Tensors of ``positions``: observations, legal actions, padded teacher probabilities."""
-    board = np.zeros((len(positions), int(np.prod(board_shape))), dtype=np.uint8)
-    for i, p in enumerate(positions):
-        board[i, p.board_index] = p.board_value
-    obs = {"board": th.from_numpy(board.reshape(len(positions), *board_shape)),
-           "cells": th.from_numpy(np.stack([p.cells for p in positions])),
-           "vector": th.from_numpy(np.stack([p.vector for p in positions]))}
-    longest = max(len(p.legal) for p in positions)
-    teacher = np.zeros((len(positions), longest), dtype=np.float32)
-    for i, p in enumerate(positions):
-        teacher[i, :len(p.legal)] = p.teacher
-    return obs, LegalActions.from_lists([p.legal for p in positions]), th.from_numpy(teacher)
-
-
-def losses(pv: PVNet, positions: list[Position], board_shape: tuple[int, ...]) -> tuple[th.Tensor, th.Tensor]:
-    """(cross-entropy to the teacher, agreement of the argmaxes) of a batch."""
-    obs, legal, teacher = batch(positions, board_shape)
-    logits, _ = pv.net.legal_logits(obs, legal)
-    log_p = F.log_softmax(logits.logits, dim=1)
-    cross_entropy = -(teacher * log_p.masked_fill(~logits.valid, 0.0)).sum(1).mean()
-    agree = (logits.logits.argmax(1) == teacher.argmax(1)).float().mean()
-    return cross_entropy, agree
-
-
-def fit(pv: PVNet, train: list[Position], heldout: list[Position], epochs: int, size: int, lr: float,
-        seed: int) -> None:
-    """Adam on the cross-entropy (the value head is not trained: it stays 0), the learning rate decayed
-    linearly to 0; held-out figures per epoch."""
-    pv.net.value_net.requires_grad_(False)
-    shape = Layout(pv.config, pv.window).board_shape
-    optimiser = th.optim.Adam([p for p in pv.net.parameters() if p.requires_grad], lr=lr)
-    steps = epochs * (len(train) // size)
-    schedule = th.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1 - step / max(steps, 1))
-    rng = np.random.default_rng(seed)
-    for epoch in range(epochs):
-        pv.net.train()
-        order = rng.permutation(len(train))
-        start = time.process_time()
-        for i in range(0, len(order) - size + 1, size):
-            cross_entropy, _ = losses(pv, [train[j] for j in order[i:i + size]], shape)
-            optimiser.zero_grad()
-            cross_entropy.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
-            optimiser.step()
-            schedule.step()
-        pv.net.eval()
-        with th.no_grad():
-            parts = [losses(pv, heldout[i:i + 256], shape) for i in range(0, len(heldout), 256)]
-        weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
-        held_ce, held_agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(2))
-        print(f"epoch {epoch + 1}: held-out cross-entropy {held_ce:.3f}, argmax agreement {held_agree:.3f} "
-              f"({time.process_time() - start:.0f} s CPU)", flush=True)
 
 
 def main() -> None:
