@@ -1,7 +1,7 @@
 """Expert iteration for the ``az`` search (AlphaZero's recipe with Gumbel MuZero's policy target), one
 readable file.
 
-    carcassonne train az quick                        # ≈ 3 minutes on 2 cores, into runs/az/quick
+    carcassonne train az quick                        # ≈ 1.5 minutes on 2 cores, into runs/az/quick
     carcassonne train az full                         # one night on 2 cores, runs/az/full; --resume continues it
     carcassonne train az quick --generations 3        # any setting can be overridden
 
@@ -59,7 +59,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents import position_value
 from agents.az import SHIPPED_AZ
 from agents.manifest import verified
 from carcassonne_env.engine import GameConfig, GameRecord
@@ -146,15 +145,16 @@ class Settings(GameSettings):
 
 
 PRESETS: dict[str, tuple[str, Settings]] = {
-    "quick": ("≈ 3 minutes on 2 CPU cores: one generation of 6 self-play games with an 8-visit search, a fit of "
+    "quick": ("≈ 1.5 minutes on 2 CPU cores: one generation of 6 self-play games with an 8-visit search, a fit of "
               "one epoch and a gate of up to 4 tile orders (a smoke test of every step, not training).",
               Settings(out="runs/az/quick", generations=1, games_per_generation=6, sims=8, k=8, gate_sims=8,
                        epochs=1, gate_seeds=4, gate_elo=40.0)),
-    "full": ("One night on 2 CPU cores (≈ 12 hours; docs/training.md gives the measured cost a generation): "
-             "6 generations of 60 self-play games with a 16-visit search, fits of 2 epochs over the last 2 "
-             "generations, gates of up to 40 tile orders at 16 visits.",
-             Settings(out="runs/az/full", generations=6, games_per_generation=60, sims=16, k=16, gate_sims=16,
-                      gate_seeds=40, window=2, epochs=2)),
+    "full": ("One night on 2 CPU cores (≈ 23 minutes a generation on 2 free cores, measured and extrapolated in "
+             "docs/training.md; 16 generations ≈ 6 h, up to ≈ 11 h on shared cores): generations of 150 self-play "
+             "games with a 32-visit search, fits of 2 epochs over the last 2 generations' ≈ 70,000 decisions, gates "
+             "of up to 75 tile orders (150 games) at 32 visits.",
+             Settings(out="runs/az/full", generations=16, games_per_generation=150, sims=32, k=16, gate_sims=32,
+                      gate_seeds=75, window=2, epochs=2)),
 }
 
 #: The steps of a generation, in order: a state.json names the one to run next.
@@ -207,8 +207,8 @@ def _device(name: str) -> str:
 
 def _spec(network: str, sims: int, k: int, gumbel: float = 0.0, record: Path | None = None) -> str:
     """The ``az:`` spec of ``network`` (pretrained or a path) with its search's options."""
-    options = f",sims={sims},k={k}" + (f",gumbel={gumbel:g}" if gumbel else "") + (f",record={record}" if record else "")
-    return f"az:{network}{options}"
+    noise = f",gumbel={gumbel:g}" if gumbel else ""
+    return f"az:{network},sims={sims},k={k}{noise}" + (f",record={record}" if record else "")
 
 
 # ------------------------------------------------------------------------------------------ data
