@@ -32,9 +32,9 @@ when the game handed in is that position.
 the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays the network alone: the
 legal action of largest logit. Two players only (the network's value is the margin over the opponent).
 
-**Recording** (``record=DIR``, the expert-iteration trainer's self-play, :mod:`training.az.expert_iteration`):
-every decision with a root (more than one legal action) appends one JSON line to ``DIR/SEED.jsonl``
-(``SEED`` the agent's seed, :func:`training.arena.match.agent_seed` of the game and the seat) before
+**Recording** (``record=DIR``, the self-play of ``carcassonne train az``): every decision with a root
+(more than one legal action) appends one JSON line to ``DIR/SEED.jsonl`` (``SEED`` the agent's seed,
+which a tournament derives from the game's seed and the seat) before
 the action is returned: ``ply`` (the game's history length), ``player``, ``indices`` (the legal actions'
 codec indices, ascending), ``policy`` (:func:`~agents.az_tree.improved_policy` of the root over them,
 summing to 1) and ``base`` (the base value's margin of the mover there, points). The agent's first
