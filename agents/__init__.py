@@ -133,15 +133,35 @@ def _mcts(
                      value=position_value("end_now" if value is None else value))
 
 
+#: The most root visits an ``az:`` spec may ask for a decision.
+MAX_AZ_SIMS = 100_000
+
+
+def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note="a .pt the az warm start wrote")],
+        sims: Annotated[int, Range(0, MAX_AZ_SIMS, "root visits; 0: the network alone")] = 64,
+        k: Annotated[int, Range(1, 256, "root actions considered")] = 16,
+        batch: Annotated[int, Range(1, 1024, "leaves per network pass")] = 16,
+        gumbel: Annotated[float, Range(0, 10, "scale of the root's Gumbel noise; 0: none")] = 0.0,
+        record: Annotated[str, Named((), paths=True, note="a directory each decision's search targets are "
+                                     "written to (the az trainer's self-play)")] = "") -> EngineAgent:
+    """``az:pretrained`` or ``az:PATH.pt``: Gumbel search with a policy-value network (:mod:`agents.az`);
+    imports torch only when used."""
+    from .az import make_az
+
+    return make_az(seed, model, sims=sims, k=k, batch=batch, gumbel=gumbel, record=record)
+
+
 register_agent("random", RandomAgent, builtin=True)
 register_agent("greedy", _greedy, builtin=True)
 register_agent("mcts", _mcts, builtin=True)
 register_agent("afterstate", _afterstate, builtin=True)
 register_agent("ppo", _ppo, builtin=True)
 register_agent("rllib", _rllib, builtin=True)
+register_agent("az", _az, builtin=True)
 
 __all__ = [
     "COMPILED",
+    "MAX_AZ_SIMS",
     "MAX_SECONDS",
     "MAX_SIMS",
     "MCTS_PRETRAINED",

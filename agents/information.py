@@ -17,9 +17,4 @@ def public_state(game: Game) -> Game:
     whatever the true order of the pile (``determinize`` on the game itself would permute the true
     order, so its worlds, though uniformly distributed, would still depend on it).
     """
-    data = game.to_dict()
-    types = game.catalogue.types
-    data["pile"][data["drawn"]:] = [types[i].id for i, count in enumerate(game.remaining_counts) for _ in range(count)]
-    data["seed"] = None
-    data["explicit_order"] = True
-    return Game.from_dict(data)
+    return game.public_copy()

@@ -48,11 +48,12 @@ MANIFEST_NAME = "manifest.json"
 #: which reads the engine's features, not the env's observation: its file names them and its loader
 #: checks them).
 FIELDS = ("file", "sha256", "size", "format", "carries_code", "keys", "game", "game_source", "layout_version")
-#: Suffix → (format, whether loading it can run code). ``npz`` loads with ``allow_pickle=False`` and
-#: ``json`` is parsed: data. An SB3 zip's ``data`` entry holds cloudpickled objects (the policy class,
-#: the spaces), which loading unpickles: code.
+#: Suffix → (format, whether loading it can run code). ``npz`` loads with ``allow_pickle=False``,
+#: ``json`` is parsed and ``pt`` (the az network) loads with ``torch.load(weights_only=True)``: data.
+#: An SB3 zip's ``data`` entry holds cloudpickled objects (the policy class, the spaces), which
+#: loading unpickles: code.
 FORMATS: Mapping[str, tuple[str, bool]] = {".npz": ("npz", False), ".json": ("json", False),
-                                           ".zip": ("sb3-zip", True)}
+                                           ".pt": ("torch-weights", False), ".zip": ("sb3-zip", True)}
 _CHUNK = 1 << 20
 
 

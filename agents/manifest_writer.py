@@ -5,8 +5,8 @@ the loaders use (:func:`shipped_keys`), so it imports them; the loaders import o
 :mod:`agents.manifest`.
 
 The game of a model is read from the model's file where it records one (a value network's
-``config``); the SB3 zips record none and the linear values only their player count, so theirs is
-the game docs/training.md states for them: the tower variant
+``config``, the az network's ``game``); the SB3 zips record none and the linear values only their
+player count, so theirs is the game docs/training.md states for them: the tower variant
 (:data:`~carcassonne_env.engine.registry.TOWER_VARIANT`) of the player count the linear value records,
 or for a zip the count its file name ends in (``_2p.zip``).
 """
@@ -24,6 +24,7 @@ from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
 from . import MCTS_PRETRAINED
+from .az import SHIPPED_AZ
 from .manifest import FIELDS, FORMATS, MANIFEST_NAME, PRETRAINED_DIR, ShippedFileError, read_manifest, sha256_of
 from .ppo import SHIPPED
 from .shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES
@@ -42,6 +43,7 @@ def shipped_keys() -> dict[str, list[str]]:
     keys: dict[str, list[str]] = {}
     for name, path in SHIPPED.items():
         keys.setdefault(path.name, []).append(f"ppo:{name}")
+    keys.setdefault(SHIPPED_AZ.name, []).append("az:pretrained")
     for key, files in families.items():
         for file in files.values():
             keys.setdefault(file, []).append(key)
@@ -54,6 +56,10 @@ def _game(path: Path) -> tuple[dict[str, Any], str]:
         from .nets.value_net import ValueNet
 
         return dict(ValueNet.load(path).config), "file"
+    if path.suffix == ".pt":
+        from .az import load_net
+
+        return load_net(path).config.to_dict(), "file"
     if path.suffix == ".json":
         from .value import LinearValue
 

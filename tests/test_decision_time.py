@@ -1,5 +1,5 @@
 """``carcassonne bench agent`` (training/arena/decision_time.py): one CPU time per decision of the
-same games the tournament plays."""
+same games the tournament plays, and a search agent's simulations/s on recorded positions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
-from training.arena.decision_time import decision_times
+from training.arena.decision_time import decision_times, recorded_positions, simulation_rate
 from training.arena.match import play_match
 from training.cli.main import main
 
@@ -32,3 +32,17 @@ def test_the_command_prints_one_line_per_agent(capsys: pytest.CaptureFixture[str
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[1].strip() for line in lines] == ["random", "greedy"]
     assert all("ms CPU a decision" in line for line in lines)
+
+
+def test_a_search_agent_gets_its_simulations_per_second_on_the_recorded_positions() -> None:
+    positions = recorded_positions(TOWER, 1, every=20)
+    assert positions and all(len(p.legal_actions()) > 1 for p in positions)
+    assert simulation_rate("greedy:fast=1", positions) is None  # not a search
+    rate = simulation_rate("mcts:sims=5", positions)
+    assert rate is not None and rate > 0
+
+
+def test_the_command_prints_the_simulations_per_second_of_a_search_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "agent", "--specs", "greedy:fast=1,mcts:sims=3", "--games", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and "simulations/s (CPU) over the same" in lines[2] and "mcts:sims=3" in lines[2]

@@ -181,7 +181,7 @@ def test_a_policy_keeps_its_layout_version_until_its_bytes_change(tmp_path: Path
     assert after["same_2p.zip"]["game"] == GameConfig(players=2, expansions=TOWER_VARIANT).to_dict()
     assert after["same_2p.zip"]["game_source"] == "documented" and after["same_2p.zip"]["keys"] == []
     (folder / "notes.txt").write_text("")
-    with pytest.raises(ValueError, match=r"notes.txt: not a shipped model's format \(.npz, .json, .zip\)"):
+    with pytest.raises(ValueError, match=r"notes.txt: not a shipped model's format \(.npz, .json, .pt, .zip\)"):
         manifest_writer.build_manifest(folder)
 
 

@@ -535,6 +535,31 @@ class Game:
         """
         return determinized(self, rng)
 
+    def public_copy(self) -> Game:
+        """A copy whose unseen pile lists the tiles left in catalogue order (R4: only their multiset is
+        public), so that the copy is a function of the public state alone; like :meth:`determinize`, its
+        record names its pile as an explicit tile order."""
+        g = self.clone()
+        types = self._catalogue.types
+        g._pile = self._pile[:self._drawn] + [types[i] for i, count in enumerate(self._remaining) for _ in range(count)]
+        g._seed = None
+        return g
+
+    def with_next_draw(self, tile_id: str) -> Game:
+        """A copy whose next draw (T1) is a tile of type ``tile_id``, one of :meth:`chance_outcomes`: the
+        first unseen tile of that type is moved to the front of the unseen pile, the others keep their
+        order. A search that treats the next draw as a chance event applies the turn's last action to
+        such a copy, once per outcome it explores. ValueError when no tile of that type is left.
+        """
+        pile = self._pile
+        for i in range(self._drawn, len(pile)):
+            if pile[i].id == tile_id:
+                g = self.clone()
+                g._pile = [*pile[:self._drawn], pile[i], *pile[self._drawn:i], *pile[i + 1:]]
+                g._seed = None
+                return g
+        raise ValueError(f"with_next_draw: no {tile_id!r} tile is left to draw")
+
     def chance_outcomes(self) -> dict[str, float]:
         """The distribution of the next draw: tile id → probability, from the tiles left (R4).
 

@@ -9,6 +9,8 @@ are written per call. Nothing here reads the hidden order of the pile.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..engine import Game, GameConfig, Phase
@@ -71,6 +73,13 @@ class Encoder:
         """Catch up with ``game`` after any number of actions were applied to it."""
         self.mirror.sync(game)
         self._update(game)
+
+    def copy(self) -> Encoder:
+        """An independent encoder of the same position (:meth:`.Mirror.copy`): :meth:`sync` on the copy
+        leaves this one as it is. A search encodes each leaf by syncing a copy of its root's encoder."""
+        new = copy.copy(self)
+        new.mirror = self.mirror.copy()
+        return new
 
     def continues_into(self, game: Game) -> bool:
         """Whether :meth:`sync` can bring this encoder to ``game``, another object than the one it

@@ -538,10 +538,17 @@ def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
     if args.target == "agent":
-        from training.arena.decision_time import decision_times
+        from training.arena.decision_time import decision_times, recorded_positions, simulation_rate
 
+        games = args.games or BENCH_GAMES["agent"]
         for spec in specs:
-            print(decision_times(spec, args.games or BENCH_GAMES["agent"], config, threads=args.threads).line())
+            print(decision_times(spec, games, config, threads=args.threads).line())
+        positions = recorded_positions(config, games)
+        for spec in specs:
+            rate = simulation_rate(spec, positions, threads=args.threads)
+            if rate is not None:
+                print(f"agent: {spec}: {rate:.0f} simulations/s (CPU) over the same {len(positions)} recorded "
+                      f"positions (every 4th decision of {games} greedy:fast=1 games)")
         return
     from training.arena.tournament import play_fixtures
 

@@ -103,6 +103,9 @@ TRAINERS: tuple[Trainer, ...] = (
     Trainer("afterstate", "training.afterstate.value_iteration",
             "afterstate value iteration (TD-Gammon-style self-play with a gate): the afterstate: agents "
             "(presets quick, full; train extra)"),
+    Trainer("az", "training.az.expert_iteration",
+            "expert iteration for the az search: self-play with the search, the network fitted to its improved "
+            "policy and the outcomes, a gate per generation (presets quick, full; train extra)"),
     Trainer("distill", "training.distill.policy_distillation",
             "policy distillation with DAgger: a board network that plays without search, imitating a search "
             "teacher (afterstate:pretrained,fast=1); saved as a ppo: zip (presets quick, full; train extra)"),

@@ -1,0 +1,199 @@
+"""The ``az`` search (agents/az.py, agents/az_tree.py) and its network (agents/nets/pv_net.py), on a
+small randomly initialised network: what these tests show holds for any weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch as th
+
+from agents import AgentSpecError, make_agent
+from agents.az import AZAgent
+from agents.az_tree import Chance, select_outcome
+from agents.evaluation import END_NOW
+from agents.nets.pv_net import NetSize, PVNet
+from carcassonne_env.engine import Game, GameConfig, Phase
+from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.environment.codec import ActionCodec
+from carcassonne_env.environment.observation import Encoder
+from tests.hidden_pile import with_unseen_pile_permuted
+
+CONFIG = GameConfig(players=2, expansions=TOWER_VARIANT)
+WINDOW = 31
+
+
+@pytest.fixture(scope="module")
+def net() -> PVNet:
+    th.manual_seed(0)
+    return PVNet(CONFIG, WINDOW, NetSize(channels=8, blocks=1, head_hidden=16), base="end_now")
+
+
+def played(seed: int, decisions: int) -> Game:
+    """A game after ``decisions`` uniformly random decisions."""
+    game = Game(CONFIG, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(decisions):
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    return game
+
+
+def test_a_game_of_az_plays_only_legal_actions(net: PVNet) -> None:
+    game, agent = Game(CONFIG, seed=1), AZAgent(net, END_NOW, seed=1, sims=8, k=4, batch=4)
+    for _ in range(30):
+        action = agent.choose_action(game)
+        assert action in game.legal_actions()
+        game.apply(action)
+
+
+def test_a_new_networks_value_is_its_base_value(net: PVNet) -> None:
+    game = played(2, 25)
+    agent = AZAgent(net, END_NOW, sims=0)
+    agent.choose_action(game)
+    assert agent.last_root is not None
+    assert agent.last_root.value == END_NOW.margin(game, game.current_player)
+
+
+def test_sims_0_plays_the_networks_argmax(net: PVNet) -> None:
+    game = played(2, 25)
+    encoder = Encoder(CONFIG, WINDOW)
+    encoder.reset(game)
+    codec = ActionCodec(WINDOW)
+    legal = np.array(sorted(codec.legal_indices(game, encoder.window, encoder.frontier_inside)[0]))
+    logits, _ = net.evaluate([encoder.observation(game, game.current_player)], [legal])
+    best = codec.decode_for(game, int(legal[np.argmax(logits[0])]), encoder.window)
+    assert AZAgent(net, END_NOW, sims=0).choose_action(game) == best
+
+
+def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet) -> None:
+    game = played(3, 30)
+    other = with_unseen_pile_permuted(game, np.random.default_rng(5))
+    assert other.pile_in_draw_order != game.pile_in_draw_order
+    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0) for _ in range(2))
+    assert first.choose_action(game) == second.choose_action(other)
+    assert first.last_root is not None and second.last_root is not None
+    assert list(first.last_root.n) == list(second.last_root.n)
+
+
+def test_chance_children_are_weighted_by_chance_outcomes(net: PVNet) -> None:
+    agent = AZAgent(net, END_NOW, seed=0, sims=48, k=4, batch=8)
+    agent.choose_action(played(4, 20))
+    assert agent.last_root is not None
+    chances = [c for c in _tree(agent.last_root) if isinstance(c, Chance)]
+    assert chances, "a search of 48 visits reaches the end of a turn"
+    for chance in chances:
+        outcomes = chance.before.chance_outcomes()
+        assert chance.outcomes == list(outcomes)
+        assert chance.probs.tolist() == list(outcomes.values())
+        for tile, child in zip(chance.outcomes, chance.children, strict=True):
+            if child is not None and not child.game.is_over:
+                drawn = child.game.current_tile
+                assert child.game.phase is Phase.PLACE and drawn is not None and drawn.id == tile
+
+
+def test_chance_visits_follow_the_probabilities() -> None:
+    game = played(6, 20)
+    chance = Chance.of(game, game.legal_actions()[0])
+    for _ in range(200):
+        chance.n[select_outcome(chance)] += 1
+    assert np.abs(chance.n - 200 * chance.probs).max() <= 1
+
+
+def test_the_next_decision_of_the_turn_reuses_the_subtree(net: PVNet) -> None:
+    game = played(5, 20)
+    while game.phase is not Phase.PLACE:
+        game.apply(game.legal_actions()[0])
+    agent = AZAgent(net, END_NOW, seed=0, sims=32, k=2, batch=4)
+    action = agent.choose_action(game)
+    assert agent.last_root is not None
+    kept = agent.last_root.children[agent.last_root.actions.index(action)]
+    game.apply(action)
+    if game.phase is Phase.PLACE:
+        pytest.skip("that placement ended the turn")
+    assert kept is not None and not isinstance(kept, Chance)
+    visits = kept.n.copy()
+    assert visits.sum() > 0
+    agent.choose_action(game.clone())
+    assert agent.last_root is kept
+    assert (kept.n >= visits).all()
+
+
+def test_weights_load_as_data_and_refuse_another_game(net: PVNet, tmp_path: Path) -> None:
+    path = tmp_path / "az.pt"
+    net.save(path)
+    data = th.load(path, weights_only=True)
+    assert GameConfig.from_dict(data["game"]) == CONFIG
+    loaded = PVNet.load(path, CONFIG)
+    for key, tensor in net.net.state_dict().items():
+        assert th.equal(tensor, loaded.net.state_dict()[key])
+    with pytest.raises(ValueError, match="not on this game"):
+        PVNet.load(path, GameConfig(players=2))
+    with pytest.raises(ValueError, match="not on this game"):
+        AZAgent(loaded, END_NOW).choose_action(Game(GameConfig(players=2), seed=0))
+
+
+def test_a_file_of_another_kind_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.pt"
+    th.save({"weights": th.zeros(2)}, path)
+    with pytest.raises(ValueError, match="not the weights of an az network"):
+        PVNet.load(path)
+
+
+@pytest.mark.parametrize("spec", ["az:pretrained,sims=-1", "az:pretrained,k=0", "az:pretrained,batch=0",
+                                  "az:pretrained,gumbel=11", "az:pretrained,sims=100001"])
+def test_options_out_of_their_range_are_refused_at_parse(spec: str) -> None:
+    with pytest.raises(AgentSpecError, match="out of its range"):
+        make_agent(spec, seed=0)
+
+
+def test_a_thinking_limit_stops_the_search(net: PVNet) -> None:
+    from agents.thinking_limit import ThinkingTimeout, limit_thinking
+
+    agent = AZAgent(net, END_NOW, sims=100_000, k=4)
+    assert limit_thinking(agent, 0.05)
+    with pytest.raises(ThinkingTimeout):
+        agent.choose_action(played(1, 10))
+
+
+def _tree(node: object) -> list[object]:
+    """Every node and chance node below ``node``, itself included."""
+    out, stack = [], [node]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        stack.extend(c for c in getattr(x, "children", []) if c is not None)
+    return out
+
+
+def test_a_copied_encoder_synced_forward_equals_one_built_from_scratch() -> None:
+    before, after = played(8, 30), played(8, 36)
+    encoder = Encoder(CONFIG, WINDOW)
+    encoder.reset(before)
+    kept = encoder.observation(before, before.current_player)
+    copy = encoder.copy()
+    copy.sync(after)
+    fresh = Encoder(CONFIG, WINDOW)
+    fresh.reset(after)
+    for key, value in fresh.observation(after, after.current_player).items():
+        assert np.array_equal(copy.observation(after, after.current_player)[key], value), key
+    for key, value in encoder.observation(before, before.current_player).items():
+        assert np.array_equal(kept[key], value), key
+
+
+def test_with_next_draw_draws_that_tile_next() -> None:
+    game = played(9, 12)
+    while game.phase is not Phase.PLACE:
+        game.apply(game.legal_actions()[0])
+    turn_end = game.clone()
+    turn_end.apply(turn_end.legal_actions()[0])
+    while turn_end.phase is not Phase.PLACE:
+        last = turn_end
+        turn_end = turn_end.clone()
+        turn_end.apply(turn_end.legal_actions()[-1])
+    tile = list(last.chance_outcomes())[-1]
+    drawn = last.with_next_draw(tile)
+    assert drawn.remaining_counts == last.remaining_counts
+    with pytest.raises(ValueError, match="no 'nothing' tile"):
+        last.with_next_draw("nothing")

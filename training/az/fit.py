@@ -1,0 +1,129 @@
+"""The fit of an ``az`` policy-value network (:class:`~agents.nets.pv_net.PVNet`) to recorded positions:
+shared by the expert-iteration trainer (:mod:`training.az.expert_iteration`: the search's improved
+policy and the game's outcome) and the warm start (scripts/maintainer/az_warm_start.py: a teacher's
+policy, no value).
+
+The loss of a batch is the cross-entropy of the network's legal-action distribution against each
+position's soft ``target`` (summing to 1 over its legal actions) plus ``value_weight`` × the mean squared
+error of the value head against the position's ``value`` (the residual of the final margin over the
+base value, in units of :data:`~agents.nets.pv_net.VALUE_SCALE` points). With ``value_weight`` 0 the
+value head is frozen (it stays what it was: 0 for a new network). Adam, the learning rate decayed
+linearly to 0 over the fit; the held-out figures are reported per epoch and the last epoch's returned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch as th
+from torch.nn import functional as F
+
+from agents.nets.board_net import LegalActions
+from agents.nets.pv_net import VALUE_SCALE, PVNet
+from carcassonne_env.environment.layout import Layout
+
+__all__ = ["Position", "batch", "fit", "losses"]
+
+
+@dataclass
+class Position:
+    """One recorded decision: the observation (the board as its nonzero entries), the legal actions
+    (ascending codec indices), the policy ``target`` over them (sums to 1), the ``value`` target in
+    points (the residual of the final margin over the base value; 0 where none is fitted) and the index
+    of its ``game`` (whole games are held out)."""
+
+    board_index: npt.NDArray[np.int32]
+    board_value: npt.NDArray[np.uint8]
+    cells: npt.NDArray[np.uint8]
+    vector: npt.NDArray[np.float32]
+    legal: npt.NDArray[np.int64]
+    target: npt.NDArray[np.float32]
+    game: int
+    value: float = 0.0
+
+    @classmethod
+    def of(cls, observation: Mapping[str, np.ndarray], legal: npt.NDArray[np.int64], target: npt.NDArray[Any],
+           game: int, value: float = 0.0) -> Position:
+        """The position of an encoder's ``observation`` (its board kept sparse)."""
+        board = observation["board"].reshape(-1)
+        nonzero = np.flatnonzero(board).astype(np.int32)
+        return cls(nonzero, board[nonzero], observation["cells"], observation["vector"], legal,
+                   np.asarray(target, dtype=np.float32), game, value)
+
+
+def batch(positions: Sequence[Position], board_shape: tuple[int, ...], device: str = "cpu"
+          ) -> tuple[dict[str, th.Tensor], LegalActions, th.Tensor, th.Tensor]:
+    """Tensors of ``positions`` on ``device``: observations, legal actions, padded policy targets and
+    value targets (in units of VALUE_SCALE points)."""
+    board = np.zeros((len(positions), int(np.prod(board_shape))), dtype=np.uint8)
+    for i, p in enumerate(positions):
+        board[i, p.board_index] = p.board_value
+    obs = {"board": th.from_numpy(board.reshape(len(positions), *board_shape)).to(device),
+           "cells": th.from_numpy(np.stack([p.cells for p in positions])).to(device),
+           "vector": th.from_numpy(np.stack([p.vector for p in positions])).to(device)}
+    longest = max(len(p.legal) for p in positions)
+    target = np.zeros((len(positions), longest), dtype=np.float32)
+    for i, p in enumerate(positions):
+        target[i, :len(p.legal)] = p.target
+    value = np.array([p.value / VALUE_SCALE for p in positions], dtype=np.float32)
+    legal = LegalActions.from_lists([p.legal for p in positions])
+    return (obs, LegalActions(legal.rows.to(device), legal.actions.to(device)), th.from_numpy(target).to(device),
+            th.from_numpy(value).to(device))
+
+
+def losses(pv: PVNet, positions: Sequence[Position], board_shape: tuple[int, ...], device: str = "cpu"
+           ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    """(cross-entropy to the policy targets, squared error of the value head, agreement of the argmaxes)
+    of a batch."""
+    obs, legal, target, value = batch(positions, board_shape, device)
+    logits, values = pv.net.legal_logits(obs, legal)
+    log_p = F.log_softmax(logits.logits, dim=1)
+    cross_entropy = -(target * log_p.masked_fill(~logits.valid, 0.0)).sum(1).mean()
+    value_error = F.mse_loss(values[:, 0], value)
+    agree = (logits.logits.argmax(1) == target.argmax(1)).float().mean()
+    return cross_entropy, value_error, agree
+
+
+def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epochs: int, size: int, lr: float,
+        seed: int, value_weight: float = 0.0, device: str = "cpu") -> dict[str, float]:
+    """Fit ``pv`` (module docstring) on ``device``; it ends on the CPU in evaluation mode. The last epoch's
+    held-out figures: ``cross_entropy``, ``value_rmse`` (points), ``agreement``."""
+    pv.net.value_net.requires_grad_(value_weight > 0)
+    shape = Layout(pv.config, pv.window).board_shape
+    pv.net.to(device)
+    optimiser = th.optim.Adam([p for p in pv.net.parameters() if p.requires_grad], lr=lr)
+    steps = epochs * max(1, len(train) // size)
+    schedule = th.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1 - step / max(steps, 1))
+    rng = np.random.default_rng(seed)
+    figures: dict[str, float] = {}
+    try:
+        for epoch in range(epochs):
+            pv.net.train()
+            order = rng.permutation(len(train))
+            start = time.process_time()
+            for i in range(0, max(1, len(order) - size + 1), size):
+                cross_entropy, value_error, _ = losses(pv, [train[j] for j in order[i:i + size]], shape, device)
+                loss = cross_entropy + value_weight * value_error
+                optimiser.zero_grad()
+                loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
+                optimiser.step()
+                schedule.step()
+            pv.net.eval()
+            with th.no_grad():
+                parts = [losses(pv, heldout[i:i + 256], shape, device) for i in range(0, len(heldout), 256)]
+            weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
+            ce, mse, agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(3))
+            figures = {"cross_entropy": ce, "value_rmse": float(np.sqrt(mse)) * VALUE_SCALE, "agreement": agree}
+            print(f"   epoch {epoch + 1}: held-out cross-entropy {ce:.3f}, argmax agreement {agree:.3f}"
+                  + (f", value RMSE {figures['value_rmse']:.2f} points" if value_weight > 0 else "")
+                  + f" ({time.process_time() - start:.0f} s CPU)", flush=True)
+    finally:
+        pv.net.to("cpu")
+        pv.net.eval()
+        pv.net.value_net.requires_grad_(True)
+    return figures
