@@ -38,7 +38,7 @@ from .frontier import placements
 from .game_setup import GameSetup, PositionError, new_pile, register_game
 from .geometry import RING, pack, unpack
 from .persistence import game_from_dict, game_from_json, game_to_dict, game_to_json
-from .pile import chance_outcomes, determinized, draw
+from .pile import chance_outcomes, determinized, draw, public_copied, with_drawn_next
 from .record import GameRecord
 from .registry import build_expansions
 from .scoring import ScoreEvent, ScoreReason
@@ -252,12 +252,9 @@ class Game:
         return MappingProxyType(self._ext)
 
     def pile_in_draw_order(self) -> tuple[TileType, ...]:
-        """The whole pile in draw order: the tiles drawn so far, then the unseen rest.
-
-        Hidden information: the order of the tiles not yet drawn is the future. It is public for
-        saving and records (:mod:`.persistence`); players use :attr:`remaining_counts`,
-        :meth:`chance_outcomes` and :meth:`determinize` instead.
-        """
+        """The whole pile in draw order, the tiles drawn then the unseen rest: hidden information (the
+        future), public for saving and records (:mod:`.persistence`); players use :attr:`remaining_counts`,
+        :meth:`chance_outcomes` and :meth:`determinize` instead."""
         return tuple(self._pile)
 
     def winners(self) -> tuple[int, ...]:
@@ -536,36 +533,17 @@ class Game:
         return determinized(self, rng)
 
     def public_copy(self) -> Game:
-        """A copy whose unseen pile lists the tiles left in catalogue order (R4: only their multiset is
-        public), so that the copy is a function of the public state alone; like :meth:`determinize`, its
-        record names its pile as an explicit tile order."""
-        g = self.clone()
-        types = self._catalogue.types
-        g._pile = self._pile[:self._drawn] + [types[i] for i, count in enumerate(self._remaining) for _ in range(count)]
-        g._seed = None
-        return g
+        """A copy that is a function of the public state alone: its unseen pile in catalogue order (R4)."""
+        return public_copied(self)
 
     def with_next_draw(self, tile_id: str) -> Game:
-        """A copy whose next draw (T1) is a tile of type ``tile_id``, one of :meth:`chance_outcomes`: the
-        first unseen tile of that type is moved to the front of the unseen pile, the others keep their
-        order. A search that treats the next draw as a chance event applies the turn's last action to
-        such a copy, once per outcome it explores. ValueError when no tile of that type is left.
-        """
-        pile = self._pile
-        for i in range(self._drawn, len(pile)):
-            if pile[i].id == tile_id:
-                g = self.clone()
-                g._pile = [*pile[:self._drawn], pile[i], *pile[self._drawn:i], *pile[i + 1:]]
-                g._seed = None
-                return g
-        raise ValueError(f"with_next_draw: no {tile_id!r} tile is left to draw")
+        """A copy whose next draw (T1) is a tile of type ``tile_id``, one of :meth:`chance_outcomes`
+        (a search's chance outcome); ValueError when none is left (:func:`.pile.with_drawn_next`)."""
+        return with_drawn_next(self, tile_id)
 
     def chance_outcomes(self) -> dict[str, float]:
-        """The distribution of the next draw: tile id → probability, from the tiles left (R4).
-
-        Empty when the pile is. A drawn tile that cannot be placed is discarded and another drawn
-        (R13); this is the distribution of the draw itself, before that check.
-        """
+        """The next draw's distribution, tile id → probability, from the tiles left (R4; empty when the
+        pile is): the draw's own, before a drawn tile that cannot be placed is discarded (R13)."""
         return chance_outcomes(self)
 
     def scores_if_ended_now(self) -> tuple[int, ...]:

@@ -57,6 +57,29 @@ def determinized(game: Game, rng: np.random.Generator) -> Game:
     return g
 
 
+def public_copied(game: Game) -> Game:
+    """A clone of ``game`` whose unseen pile lists the tiles left in catalogue order (only their
+    multiset is public, R4): a function of the public state alone; an explicit order (no seed)."""
+    g = game.clone()
+    types = game._catalogue.types
+    g._pile = game._pile[:game._drawn] + [types[i] for i, count in enumerate(game._remaining) for _ in range(count)]
+    g._seed = None
+    return g
+
+
+def with_drawn_next(game: Game, tile_id: str) -> Game:
+    """A clone of ``game`` whose next draw is the first unseen tile of type ``tile_id`` (moved to the
+    front of the unseen pile, the others keep their order); ValueError when none is left."""
+    pile, drawn = game._pile, game._drawn
+    for i in range(drawn, len(pile)):
+        if pile[i].id == tile_id:
+            g = game.clone()
+            g._pile = [*pile[:drawn], pile[i], *pile[drawn:i], *pile[i + 1:]]
+            g._seed = None
+            return g
+    raise ValueError(f"with_next_draw: no {tile_id!r} tile is left to draw")
+
+
 def chance_outcomes(game: Game) -> dict[str, float]:
     """The distribution of the next draw: tile id → probability, from the tiles left (R4); empty when
     the pile is."""
