@@ -93,6 +93,11 @@ class HintWorker:
         self._ready = False
         self._start()
 
+    @property
+    def process_id(self) -> int:
+        """The worker process's id (0 before it is started)."""
+        return int(getattr(self._process, "pid", 0) or 0)
+
     def agent(self, spec: str) -> HintAgent:
         """The hint agent of ``spec``, refused here (:class:`~agents.spec.AgentSpecError`) unless a
         request may name it: a built-in agent whose options name no file."""

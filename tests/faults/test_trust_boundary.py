@@ -161,7 +161,7 @@ def test_a_runaway_web_hint_is_stopped_and_the_server_answers_the_next(tmp_path:
 
         try:
             assert post(b'{"agent": "greedy"}')[0] == 200
-            pid = hints._process.pid
+            pid = hints.process_id
             started = time.monotonic()
             status, answer = post(b'{"agent": "mcts:sims=100000"}')
             assert status == 503 and "took too long" in answer["error"]
