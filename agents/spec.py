@@ -171,27 +171,31 @@ def check_spec(spec: object, origin: Origin, *, within: Path | None = None) -> s
     path inside ``within``, a run's own folder that the command line named (the snapshots a trainer
     wrote there and resumes from). Raises :class:`AgentSpecError` (:class:`UntrustedSpecError` for
     what ``origin`` may not name); imports, opens and builds nothing."""
+    return _checked(spec, origin, within)[0]
+
+
+def _checked(spec: object, origin: Origin, within: Path | None = None) -> tuple[str, _Parsed | None]:
+    """:func:`check_spec`'s text, and the parsed options when it names a registered agent."""
     text = _text(spec)
     head, _, rest = text.partition(":")
     if head in _REGISTRY:
-        _parse(head, rest, origin, within)
-    elif not origin.trusted:
+        return text, _parse(head, rest, origin, within)
+    if not origin.trusted:
         raise _untrusted(text, origin, "a module or a file of code")
-    elif not rest:
+    if not rest:
         raise AgentSpecError(f"unknown agent {text!r}; known agents: {', '.join(known_agents())}, "
                              "or module:Class, or path/to/file.py:Class")
-    return text
+    return text, None
 
 
 def make_agent(spec: str, *, seed: int, origin: Origin = Origin.COMMAND_LINE) -> EngineAgent:
     """Build the engine-level agent named by ``spec`` (module docstring), seeded by ``seed``; ``origin``
     is where the text came from (the command line or the caller's code by default): from a file or
     a request, what that origin may not name is refused (:func:`check_spec`) before anything runs."""
-    text = check_spec(spec, origin)
-    head, _, rest = text.partition(":")
-    if head in _REGISTRY:
-        parsed = _parse(head, rest, origin)
+    text, parsed = _checked(spec, origin)
+    if parsed is not None:
         return _engine_level(_call_factory(parsed, seed), text)
+    head, _, rest = text.partition(":")
     if not rest.isidentifier():
         raise AgentSpecError(f"{text!r}: {rest!r} is not a class name (and {head!r} is not a registered agent; "
                              f"known: {', '.join(known_agents())})")
