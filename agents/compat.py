@@ -42,7 +42,9 @@ def check_value_fits(value: Any, config: GameConfig, spec: str) -> None:
             value = for_players(config.players)
         except ValueError as e:
             raise ValueError(f"{spec}: {e}") from None
-    made = getattr(value, "config", None)  # a ValueNet: GameConfig.to_dict() of its training games
+    made = getattr(value, "config", None)  # a ValueNet: GameConfig.to_dict() of its training games; a PVNet: the config
+    if isinstance(made, GameConfig):
+        made = made.to_dict()
     if isinstance(made, dict) and made != config.to_dict():
         try:
             other = GameConfig.from_dict(made)

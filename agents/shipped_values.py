@@ -31,10 +31,12 @@ __all__ = ["AFTERSTATE_FILES", "AFTERSTATE_LONG_FILES", "LINEAR_FILES", "PRETRAI
            "PerPlayerCount"]
 
 #: The linear values by player count (2 players: the first fit, whose file name predates the others).
-LINEAR_FILES: Mapping[int, str] = {2: "value_linear.json", 3: "value_linear_3p.json", 4: "value_linear_4p.json"}
+LINEAR_FILES: Mapping[int, str] = {2: "value_linear.json", 3: "value_linear_3p.json", 4: "value_linear_4p.json",
+                                   5: "value_linear_5p.json", 6: "value_linear_6p.json"}
 #: The afterstate value networks by player count (all for the tower variant: tower, black tower, watchtowers).
 AFTERSTATE_FILES: Mapping[int, str] = {2: "afterstate_tower_2p.npz", 3: "afterstate_tower_3p.npz",
-                                       4: "afterstate_tower_4p.npz"}
+                                       4: "afterstate_tower_4p.npz", 5: "afterstate_tower_5p.npz",
+                                       6: "afterstate_tower_6p.npz"}
 #: The long run's best network (issue 52: seed 0, generation 5, fitted on 5,000 self-play games), the
 #: value of ``mcts:pretrained``; 2 players on the tower variant.
 AFTERSTATE_LONG_FILES: Mapping[int, str] = {2: "afterstate_long_2p.npz"}

@@ -129,11 +129,14 @@ def test_the_settings_of_each_player_count(monkeypatch: pytest.MonkeyPatch) -> N
     ["random", "--players", "7"],
     [f"afterstate:{PRETRAINED_DIR / 'afterstate_tower_2p.npz'}", "--players", "3"],
     ["ppo:pretrained", "--players", "3"],
+    ["az:pretrained", "--players", "3"],  # a policy-value network made for 2 players: refused, not forfeited
 ])
 def test_what_cannot_be_evaluated_is_refused_in_one_line(argv: list[str], tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     if argv[0] == "ppo:pretrained":
         pytest.importorskip("stable_baselines3")
+    if argv[0] == "az:pretrained":
+        pytest.importorskip("torch")
     try:
         code = main(["evaluate", *argv, "--out", str(tmp_path / "out")])
     except SystemExit as e:  # argparse

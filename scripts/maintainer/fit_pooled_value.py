@@ -12,6 +12,14 @@ index: a self-play tournament stopped early holds its first games). The 4-player
     python scripts/maintainer/fit_pooled_value.py agents/pretrained/afterstate_tower_4p.npz --seed 7 \\
         runs/afterstate_4p_seed0/gen_001/self_play runs/afterstate_4p_seed0/gen_002/self_play:348 \\
         runs/table4_seed1/gen_001/self_play runs/table4_seed2/gen_001/self_play
+
+A folder may also be a tournament's ``--out`` (its ``tournament.json`` names the game): its games are
+fitted with the ``table`` preset's fit settings for that game. The 5- and 6-player networks were fitted
+on the games of their linear values (``PLAYERS=5 bash scripts/fit_value.sh``: greedy against copies of
+``greedy:fast=1``, the games a run ``--init end_now`` plays first):
+
+    python scripts/maintainer/fit_pooled_value.py agents/pretrained/afterstate_tower_5p.npz --seed 7 \
+        runs/value_data_5p
 """
 
 from __future__ import annotations
@@ -21,14 +29,22 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from carcassonne_env.engine import GameRecord
-from training.afterstate.value_iteration import Settings, fit_value_net, samples_from_games
+from carcassonne_env.engine import GameConfig, GameRecord
+from training.afterstate.value_iteration import PRESETS, Settings, fit_value_net, samples_from_games
 from training.arena import tournament
 from training.common.run_folder import saved_settings
 
 
-def run_settings(run: Path) -> Settings:
-    """The settings an afterstate run recorded in its ``state.json``."""
+def folder_settings(folder: Path) -> Settings:
+    """The fit settings of a self-play folder: those its afterstate run recorded in its ``state.json``;
+    for a tournament's folder, the ``table`` preset's for the game its ``tournament.json`` names."""
+    if (folder / "tournament.json").is_file() and not (folder.parent.parent / "state.json").is_file():
+        try:
+            game = GameConfig.from_dict(json.loads((folder / "tournament.json").read_text())["config"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SystemExit(f"{folder}: not a tournament's folder ({e})") from None
+        return replace(PRESETS["table"][1], players=game.players, expansions=game.expansions)
+    run = folder.parent.parent
     try:
         return saved_settings(Settings, json.loads((run / "state.json").read_text())["settings"], str(run))
     except (OSError, ValueError, KeyError) as e:  # SettingError is a ValueError
@@ -55,11 +71,11 @@ def main() -> None:
     """Fit on the games of the self-play folders; write the network to ``out``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the network to write (.npz)")
-    parser.add_argument("folders", nargs="+", help="RUN/gen_NNN/self_play folders of the same game, or FOLDER:N")
+    parser.add_argument("folders", nargs="+", help="RUN/gen_NNN/self_play or tournament folders of the same game, or FOLDER:N")
     parser.add_argument("--seed", type=int, required=True, help="seeds the held-out games and the MLP's fit")
     args = parser.parse_args()
     folders = [first_games(a) for a in args.folders]
-    settings = [run_settings(folder.parent.parent) for folder, _ in folders]
+    settings = [folder_settings(folder) for folder, _ in folders]
     configs = {json.dumps(s.game_config().to_dict(), sort_keys=True) for s in settings}
     if len(configs) != 1:
         raise SystemExit(f"the runs play different games: {sorted(configs)}")

@@ -337,7 +337,7 @@ def _refused_before_training(main: Callable[[list[str]], object], argv: list[str
     (["--device", "gpu"], "--device"),
     (["--max-minutes", "nan"], "--max-minutes"),
     (["--out", "@FILE"], "--out"),
-    (["--players", "5", "--eval-opponents", "greedy:value=linear"], "2, 3, 4 players, not 5"),
+    (["--players", "3", "--eval-opponents", "mcts:pretrained"], "games of 2 players, not 3"),
     (["--subprocess-envs", "maybe"], "maybe"),
     (["--nosuch", "1"], "--nosuch"),
 ])
@@ -392,7 +392,7 @@ def test_an_unknown_trainer_preset_is_refused(capsys: pytest.CaptureFixture[str]
     (["--anchors", ""], "--anchors: needs at least one agent spec"),
     (["--anchors"], "--anchors takes one comma-separated list"),
     (["--out", "@FILE"], "--out"),
-    (["--players", "5", "--anchors", "greedy:value=linear"], "2, 3, 4 players, not 5"),
+    (["--players", "3", "--anchors", "mcts:pretrained"], "games of 2 players, not 3"),
     (["--play-fast", "maybe"], "maybe"),
     (["--generations", "abc"], "--generations"),
     (["--nosuch"], "--nosuch"),
@@ -444,7 +444,7 @@ def test_bad_afterstate_settings_are_refused_before_training(tmp_path: Path, fla
     (["--checkpoint-every", "-1"], "--checkpoint-every"),
     (["--out", "@FILE"], "--out"),
     (["--address", " "], "--address"),
-    (["--players", "5", "--eval-opponents", "greedy:value=linear"], "2, 3, 4 players, not 5"),
+    (["--players", "3", "--eval-opponents", "mcts:pretrained"], "games of 2 players, not 3"),
     (["--iterations", "abc"], "--iterations"),
 ])
 def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path: Path, flags: list[str], message: str,
@@ -508,8 +508,8 @@ def _value_net(path: Path, config: dict[str, object]) -> Path:
     ("greedy:value=@NET", [], "2 players", "3 players"),
     ("mcts:sims=2,value=@NET", ["--expansions", ""], "2 players, expansions tower", "2 players, expansions none"),
     ("afterstate:@NET", ["--rules", "no_ransom"], "no_ransom=False", "no_ransom=True"),
-    ("greedy:value=linear", [], "games of 2, 3, 4 players", "not 5"),
-    ("mcts:sims=2,value=linear", [], "games of 2, 3, 4 players", "not 5"),
+    ("mcts:pretrained", [], "games of 2 players", "not 3"),
+    ("mcts:sims=2,value=afterstate_long", [], "games of 2 players", "not 3"),
 ])
 @pytest.mark.parametrize("command", ["play", "tournament"])
 def test_a_value_model_made_for_another_game_configuration_is_refused_naming_both(
