@@ -117,6 +117,8 @@ def test_bad_games_are_one_clear_error() -> None:
         placings([*TIE_GROUP, game(1, ("a", "b", "c", "a"), [1, 2, 3, 4])], ["a", "b", "c"])
     with pytest.raises(ValueError, match="seats 'z', not one of"):
         placings([game(0, ("a", "b", "z"), [1, 2, 3])], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"has ranks \[0, 1, 2\], not one rank from 1 to 3 per seat"):
+        placings([game(0, ("a", "b", "c"), [1, 2, 3], ranks=[0, 1, 2])], ["a", "b", "c"])
 
 
 def test_a_two_player_report_has_no_placings(tmp_path: Path) -> None:
