@@ -171,6 +171,10 @@ def test_a_three_player_evaluation_takes_the_ladders_games_from_the_cache(
     cached, full = _games(tmp_path / "cached"), _games(tmp_path / "full")
     assert len(cached) == 12 and _without_timings(cached) == _without_timings(full)
     assert (tmp_path / "cached" / "ratings.csv").read_text() == (tmp_path / "full" / "ratings.csv").read_text()
+    # the stored games sit at the full round robin's indices: the Weng–Lin ratings, which rate the games
+    # in index order, are the full round robin's too
+    weng_lin = [json.loads((tmp_path / d / "summary.json").read_text())["weng_lin"] for d in ("cached", "full")]
+    assert weng_lin[0] == weng_lin[1] and len(weng_lin[0]["ratings"]) == 4
     with (tmp_path / "cached" / "ratings.csv").open() as f:
         ratings = {row["agent"]: float(row["elo"]) for row in csv.DictReader(f)}
     assert set(ratings) == {first, "random", "greedy:fast=1", last} and ratings["random"] == 0.0

@@ -16,6 +16,7 @@ from training.arena.match import competition_ranks
 from training.arena.placings import placings
 from training.arena.report import build_report, print_report, write_report
 from training.arena.tournament import Settings
+from training.arena.weng_lin import weng_lin
 from training.cli.main import main
 
 T975_1, T975_3 = 12.7062, 3.18245  # Student's t, 97.5 % quantile, 1 and 3 degrees of freedom (a printed t-table)
@@ -117,6 +118,8 @@ def test_bad_games_are_one_clear_error() -> None:
         placings([*TIE_GROUP, game(1, ("a", "b", "c", "a"), [1, 2, 3, 4])], ["a", "b", "c"])
     with pytest.raises(ValueError, match="seats 'z', not one of"):
         placings([game(0, ("a", "b", "z"), [1, 2, 3])], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"has ranks \[0, 1, 2\], not one rank from 1 to 3 per seat"):
+        placings([game(0, ("a", "b", "c"), [1, 2, 3], ranks=[0, 1, 2])], ["a", "b", "c"])
 
 
 def test_a_two_player_report_has_no_placings(tmp_path: Path) -> None:
@@ -139,12 +142,14 @@ def test_a_three_player_tournament_reports_placings_that_agree_with_its_games(
                  "--out", str(tmp_path), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "Placings (3-player games" in printed
-    assert "margin over best other" in printed
+    assert "margin over best other" in printed and "Weng-Lin μ [95 %]" in printed
     assert "head-to-heads" in printed  # a 3-player game is three head-to-heads, not one game, in the ratings
     games = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     summary = json.loads((tmp_path / "summary.json").read_text())
     rows = {r["agent"]: r for r in csv.DictReader((tmp_path / "placings.csv").open())}
     assert [p["agent"] for p in summary["placings"]] == agents
+    assert [(r["agent"], r["games"], r["mu"]) for r in summary["weng_lin"]["ratings"]] == [
+        (r.agent, 6, r.mu) for r in weng_lin(games, agents)]
     for p in summary["placings"]:
         seats = [(g, g["seats"].index(p["agent"])) for g in games]
         firsts = [1 / g["ranks"].count(1) if g["ranks"][s] == 1 else 0 for g, s in seats]

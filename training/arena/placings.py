@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-__all__ = ["Placing", "placings", "seat_values"]
+__all__ = ["Placing", "agent_seats", "placings", "seat_values"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,32 @@ class Placing:
     margin: float
     margin_ci: tuple[float, float]
     rank_shares: tuple[float, ...]
+
+
+def agent_seats(games: Iterable[Mapping[str, Any]], agents: Sequence[str], who: str
+                ) -> Iterator[tuple[Mapping[str, Any], dict[str, list[int]]]]:
+    """Each game of ``games`` (tournament game dicts with ``seats`` and ``ranks``) with the seats each
+    agent holds in it: agent -> its seat indices, the agents in the order of their first seat.
+    ValueError starting with ``who`` for games of different player counts, a seat whose agent is not
+    in ``agents``, or ranks that are not one rank from 1 to the player count per seat."""
+    known = set(agents)
+    players: int | None = None
+    for g in games:
+        seats, ranks = list(g["seats"]), list(g["ranks"])
+        if players is None:
+            players = len(seats)
+        if len(seats) != players:
+            raise ValueError(f"{who}: game {g.get('index')} has {len(seats)} seats, earlier games {players}")
+        if len(ranks) != players or not all(isinstance(r, int) and not isinstance(r, bool) and 1 <= r <= players
+                                            for r in ranks):
+            raise ValueError(f"{who}: game {g.get('index')} has ranks {ranks}, not one rank from 1 to {players} "
+                             "per seat")
+        mine: dict[str, list[int]] = defaultdict(list)
+        for seat, name in enumerate(seats):
+            if name not in known:
+                raise ValueError(f"{who}: game {g.get('index')} seats {name!r}, not one of {list(agents)}")
+            mine[name].append(seat)
+        yield g, mine
 
 
 def seat_values(scores: Sequence[int], ranks: Sequence[int], seat: int) -> tuple[float, float, float]:
@@ -80,30 +106,19 @@ def _interval(sums: np.ndarray, counts: np.ndarray, low: float, high: float) -> 
 def placings(games: Iterable[Mapping[str, Any]], agents: Sequence[str]) -> list[Placing]:
     """The placings of every agent of ``agents`` that played in ``games`` (tournament game dicts with
     ``group``, ``seats``, ``scores`` and ``ranks``), in the order of ``agents``. ValueError for games
-    of different player counts or a seat whose agent is not in ``agents``."""
-    known = set(agents)
-    players: int | None = None
+    :func:`agent_seats` refuses."""
     # agent -> group -> [games, Σ first, Σ rank, Σ margin]; agent -> Σ seats at each rank
     sums: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0] * 4))
     at_rank: dict[str, np.ndarray] = {}
-    for g in games:
-        seats, scores, ranks = list(g["seats"]), list(g["scores"]), list(g["ranks"])
-        if players is None:
-            players = len(seats)
-        if len(seats) != players:
-            raise ValueError(f"placings: game {g.get('index')} has {len(seats)} seats, earlier games {players}")
-        mine: dict[str, list[int]] = defaultdict(list)
-        for seat, name in enumerate(seats):
-            if name not in known:
-                raise ValueError(f"placings: game {g.get('index')} seats {name!r}, not one of {list(agents)}")
-            mine[name].append(seat)
+    for g, mine in agent_seats(games, agents, "placings"):
+        scores, ranks = list(g["scores"]), list(g["ranks"])
         for name, held in mine.items():
             values = np.mean([seat_values(scores, ranks, seat) for seat in held], axis=0)
             cell = sums[name][int(g["group"])]
             cell[0] += 1.0
             for i, v in enumerate(values, 1):
                 cell[i] += float(v)
-            shares = at_rank.setdefault(name, np.zeros(players))
+            shares = at_rank.setdefault(name, np.zeros(len(ranks)))
             for seat in held:
                 shares[ranks[seat] - 1] += 1.0 / len(held)
     out: list[Placing] = []

@@ -4,9 +4,12 @@ Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summ
 tables, the settings, the forfeits per agent and the SPRT state) and ``ratings.png`` (ratings with
 95 % intervals); for 3–6-player games also ``placings.csv`` and a ``placings`` key in
 ``summary.json`` (first-place share, mean rank, margin over the best other seat and rank shares per
-agent: :mod:`training.arena.placings`). Each is replaced atomically. ``summary.json`` is strict
-JSON: an infinite Elo (an agent that won or lost every game) or interval bound is the string
-``"+inf"`` or ``"-inf"``, an undefined number (ms per decision of an agent that made none) is ``null``.
+agent: :mod:`training.arena.placings`) and a ``weng_lin`` key: the Weng–Lin (Plackett–Luce) ratings
+of :mod:`training.arena.weng_lin`, its ``model`` (prior and settings) and ``ratings`` (per agent
+``games``, ``mu``, ``sigma``, ``mu_ci`` and ``ordinal``), which the printed placings table shows too.
+Each is replaced atomically. ``summary.json`` is strict JSON: an infinite Elo (an agent that won or
+lost every game) or interval bound is the string ``"+inf"`` or ``"-inf"``, an undefined number (ms
+per decision of an agent that made none) is ``null``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from training.common.storage import atomic_path, atomic_write_text, dumps, finit
 from .placings import Placing, placings
 from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
 from .tournament import Settings
+from .weng_lin import BETA, MU, SIGMA, TAU, WengLin, weng_lin
 
 __all__ = ["Report", "build_report", "print_report", "write_report"]
 
@@ -44,6 +48,8 @@ class Report:
     """Games each agent forfeited, by kind (exception, exit, illegal, changed, timeout, crash)."""
     placings: list[Placing] | None = None
     """Where each agent finishes, for 3–6-player games (None for 2 players: the pairings say it)."""
+    weng_lin: list[WengLin] | None = None
+    """The Weng–Lin ratings from each game's finishing order, for 3–6-player games (None for 2 players)."""
 
 
 def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, sprt: Sprt | None = None) -> Report:
@@ -65,8 +71,9 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
         if g.get("forfeit"):
             kinds = forfeits.setdefault(g["forfeit"]["agent"], {})
             kinds[g["forfeit"]["kind"]] = kinds.get(g["forfeit"]["kind"], 0) + 1
-    places = placings(games, played) if settings.game_config.players > 2 else None
-    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits, places)
+    multiplayer = settings.game_config.players > 2
+    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits,
+                  placings(games, played) if multiplayer else None, weng_lin(games, played) if multiplayer else None)
 
 
 def _fmt(x: float, digits: int = 0) -> str:
@@ -99,7 +106,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
         )
     console.print(pairs)
     if report.placings:
-        _print_placings(report.placings, console)
+        _print_placings(report.placings, report.weng_lin or [], console)
     for agent, kinds in (report.forfeits or {}).items():
         console.print(f"forfeits of {agent}: {sum(kinds.values())} game(s) ("
                       + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + ")")
@@ -109,16 +116,23 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console.print(f"SPRT: LLR {s.llr:.2f} in [{s.lower:.2f}, {s.upper:.2f}] after {s.pairs} pairs: {verdict}")
 
 
-def _print_placings(places: list[Placing], console: Console) -> None:
-    """The placings table, the best mean rank on top."""
+def _print_placings(places: list[Placing], rated: list[WengLin], console: Console) -> None:
+    """The placings table with each agent's Weng–Lin rating (``-``: not rated, self-play), the best mean
+    rank on top."""
     table = Table(title=f"Placings ({len(places[0].rank_shares)}-player games, 95 % t-interval over tile-order "
-                        "groups; a tie for first shares it)")
-    for column in ("agent", "games", "1st place % [95 %]", "mean rank [95 %]", "margin over best other [95 %]"):
+                        "groups; a tie for first shares it) and Weng-Lin ratings (Plackett-Luce on the finishing "
+                        f"order, prior μ {MU:g}, σ {SIGMA:.2f}; μ [μ ± 1.96σ])")
+    columns = ("agent", "games", "1st place % [95 %]", "mean rank [95 %]", "Weng-Lin μ [95 %]",
+               "margin over best other [95 %]")
+    for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
+    by_agent = {r.agent: r for r in rated}
     for p in sorted(places, key=lambda p: (p.mean_rank, -p.first)):
+        r = by_agent.get(p.agent)
         table.add_row(
             p.agent, str(p.games), f"{100 * p.first:.1f} [{100 * p.first_ci[0]:.1f}, {100 * p.first_ci[1]:.1f}]",
             f"{p.mean_rank:.2f} [{p.mean_rank_ci[0]:.2f}, {p.mean_rank_ci[1]:.2f}]",
+            "-" if r is None else f"{r.mu:.2f} [{r.mu_ci[0]:.2f}, {r.mu_ci[1]:.2f}]",
             f"{_fmt(p.margin, 1)} [{_fmt(p.margin_ci[0], 1)}, {_fmt(p.margin_ci[1], 1)}]",
         )
     console.print(table)
@@ -160,6 +174,9 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
     }
     if report.placings is not None:
         summary["placings"] = [asdict(p) for p in report.placings]
+    if report.weng_lin is not None:
+        summary["weng_lin"] = {"model": {"name": "PlackettLuce", "mu": MU, "sigma": SIGMA, "beta": BETA, "tau": TAU},
+                               "ratings": [asdict(r) for r in report.weng_lin]}
     atomic_write_text(paths[2], dumps(_strict(summary), indent=1) + "\n")
     _plot(report, paths[3])
     return paths
