@@ -61,7 +61,7 @@ from carcassonne_env.environment.observation import Encoder
 from .az_tree import Chance, Node, improved_policy, select_child, select_outcome, sigma
 from .information import public_state
 from .manifest import PRETRAINED_DIR, verified
-from .thinking_limit import ThinkingTimeout
+from .thinking_limit import ThinkingTimeout, checked_limit
 
 if TYPE_CHECKING:
     from .evaluation import PositionValue
@@ -112,9 +112,7 @@ class AZAgent:
     def limit_thinking(self, seconds: float | None) -> None:
         """Raise :class:`~agents.thinking_limit.ThinkingTimeout` between two batches once a decision has
         thought ``seconds`` (None: no limit): a runner's move time limit (:mod:`agents.thinking_limit`)."""
-        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"AZAgent: a thinking limit must be a positive number of seconds, got {seconds!r}")
-        self._hard_limit = None if seconds is None else float(seconds)
+        self._hard_limit = checked_limit("AZAgent", seconds)
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:

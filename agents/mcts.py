@@ -64,7 +64,7 @@ from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from .evaluation import END_NOW, Evaluator, PositionValue
 from .greedy import GreedyAgent
 from .information import public_state
-from .thinking_limit import ThinkingTimeout
+from .thinking_limit import ThinkingTimeout, checked_limit
 
 __all__ = ["MCTSAgent"]
 
@@ -182,9 +182,7 @@ class MCTSAgent:
         :class:`~agents.thinking_limit.ThinkingTimeout` between two simulations: unlike the
         ``seconds`` budget, which plays the best action found so far, this is a runner's move time
         limit, and passing it loses the decision (:mod:`agents.thinking_limit`)."""
-        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"MCTSAgent: a thinking limit must be a positive number of seconds, got {seconds!r}")
-        self._hard_limit = None if seconds is None else float(seconds)
+        self._hard_limit = checked_limit("MCTSAgent", seconds)
 
     # ------------------------------------------------------------------ the decision
     def choose_action(self, game: Game) -> Action:

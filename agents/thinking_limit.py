@@ -15,9 +15,10 @@ the limit (:mod:`agents.isolation`).
 
 from __future__ import annotations
 
+import math
 from typing import Protocol, runtime_checkable
 
-__all__ = ["LimitedThinking", "ThinkingTimeout", "limit_thinking"]
+__all__ = ["LimitedThinking", "ThinkingTimeout", "checked_limit", "limit_thinking"]
 
 
 class ThinkingTimeout(RuntimeError):
@@ -37,3 +38,11 @@ def limit_thinking(agent: object, seconds: float | None) -> bool:
         agent.limit_thinking(seconds)
         return True
     return False
+
+
+def checked_limit(agent: str, seconds: float | None) -> float | None:
+    """The hard limit ``seconds`` an agent's :meth:`~LimitedThinking.limit_thinking` was given, as a float
+    (None: no limit); ValueError naming ``agent`` unless it is a positive finite number."""
+    if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{agent}: a thinking limit must be a positive number of seconds, got {seconds!r}")
+    return None if seconds is None else float(seconds)

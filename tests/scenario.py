@@ -1,4 +1,5 @@
-"""Shared set-up for the expansion rulebook tests.
+"""Shared set-up for the rulebook tests: the players' and the floors' colours, and the positions of the
+expansions' tests.
 
 Every scenario keeps a far-away anchor tile at ``ANCHOR``: the tile a player must place before
 acting (T2) goes into the anchor row, so it never touches the position under test.
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from carcassonne_env.engine import Action, ActionKind, Game, GameConfig
+from carcassonne_env.engine import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, Game, GameConfig, Phase
 from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.engine.tower import TowerState
 
 RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 FILLER = "base/L"
 ANCHOR = (40, 40)
+#: The colours of a floor (R51): normal, black, white.
+N, B, W = FloorColour.NORMAL, FloorColour.BLACK, FloorColour.WHITE
+#: The slot a CAPTURE names for the figure on a tower's top.
+TOP = TOWER_TOP_SLOT
 
 
 def position(config: GameConfig) -> PositionBuilder:
@@ -47,6 +52,14 @@ def kinds(actions: Sequence[Action], *wanted: ActionKind) -> set[Action]:
 def cap(x: int, y: int, slot: int) -> Action:
     """CAPTURE of the follower on segment ``slot`` (or the tower top) at (x, y)."""
     return Action.capture(x, y, slot)
+
+
+def targets_after_floor(game: Game, x: int, y: int, colour: FloorColour = N) -> set[Action]:
+    """The current player puts a ``colour`` floor on the tower at (x, y); the actions of the capture
+    decision (T4) that follows."""
+    game.apply(Action.floor(x, y, colour))
+    assert game.phase is Phase.CAPTURE
+    return set(game.legal_actions())
 
 
 def coat_of_arms_game() -> Game:

@@ -156,6 +156,16 @@ def test_a_thinking_limit_stops_the_search(net: PVNet) -> None:
         agent.choose_action(played(1, 10))
 
 
+@pytest.mark.parametrize("seconds", [0, -1.0, float("inf"), float("nan"), "1"])
+def test_a_thinking_limit_is_a_positive_number_of_seconds(net: PVNet, seconds: object) -> None:
+    """Both search agents refuse another limit by their name (agents/thinking_limit.py, checked_limit)."""
+    from agents.mcts import MCTSAgent
+
+    for agent, name in ((AZAgent(net, END_NOW), "AZAgent"), (MCTSAgent(seed=0), "MCTSAgent")):
+        with pytest.raises(ValueError, match=f"^{name}: a thinking limit must be a positive number of seconds"):
+            agent.limit_thinking(seconds)  # type: ignore[arg-type]
+
+
 def _tree(node: object) -> list[object]:
     """Every node and chance node below ``node``, itself included."""
     out, stack = [], [node]

@@ -8,13 +8,13 @@ import json
 from importlib import resources
 
 import pytest
+from scenario import N
 
 from carcassonne_env.engine import (
     Action,
     ActionKind,
     CatalogueError,
     ConfigError,
-    FloorColour,
     Game,
     GameConfig,
     IllegalActionError,
@@ -58,7 +58,7 @@ def test_r14_r15_illegal_deployments_are_refused() -> None:
     game.apply(Action.place(1, 0, 0))  # road continues east from the start tile
     _refused(game, Action.deploy(0, 0, 0), "tile just placed")
     _refused(game, Action.deploy(1, 0, 9), "segments 0..2")
-    _refused(game, Action.floor(1, 0, FloorColour.NORMAL), "not a phase-2 option")
+    _refused(game, Action.floor(1, 0, N), "not a phase-2 option")
     game.apply(Action.deploy(1, 0, 0))  # thief on the road
     game.apply(Action.place(2, 0, 0))
     _refused(game, Action.deploy(2, 0, 0), "already holds a follower")
@@ -175,7 +175,7 @@ def _tower_game() -> Game:
     game = (
         PositionBuilder(GameConfig(players=2, expansions=("tower",)))
         .tile("tower/F", 0, 0)
-        .tower(0, 0, [FloorColour.NORMAL])
+        .tower(0, 0, [N])
         .build(pile=["base/L", "base/L"])
     )
     game.apply(Action.place(1, 0, 0))

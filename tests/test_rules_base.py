@@ -32,12 +32,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
+from scenario import BLUE, GREEN, RED, YELLOW, N
 
 from carcassonne_env.engine import (
     Action,
     ActionKind,
     ConfigError,
-    FloorColour,
     Game,
     GameConfig,
     IllegalActionError,
@@ -53,8 +53,6 @@ TileSpec = tuple[str, int, int, int]
 """(tile id, x, y, rotation)."""
 FollowerSpec = tuple[int, int, int, int]
 """(player, x, y, slot)."""
-
-RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -964,7 +962,7 @@ def test_r29_r30_tower_top_followers_and_prisoners_score_nothing() -> None:
     g = (
         PositionBuilder(cfg)
         .tile("tower/F", 0, 0, rotation=0)
-        .tower(0, 0, [FloorColour.NORMAL])
+        .tower(0, 0, [N])
         .tower_top(YELLOW, 0, 0)
         .prisoners(RED, GREEN)
         .score(RED, 7)
@@ -1206,7 +1204,7 @@ def test_e9_final_scoring_values() -> None:
         .follower(BLUE, 10, 0, 0)
         .follower(RED, 20, 0, 0)
         .follower(BLUE, 23, 0, 0)
-        .tower(30, 0, [FloorColour.NORMAL])
+        .tower(30, 0, [N])
         .tower_top(YELLOW, 30, 0)
         .prisoners(RED, GREEN)
         .build(pile=[])

@@ -12,47 +12,33 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scenario import BLUE, FILLER, GREEN, RED, YELLOW, cap, kinds, place_filler, position, start, tower
-
-from carcassonne_env.engine import (
-    TOWER_TOP_SLOT,
-    Action,
-    ActionKind,
-    ConfigError,
-    FloorColour,
-    Game,
-    GameConfig,
-    IllegalActionError,
-    Phase,
+from scenario import (
+    BLUE,
+    FILLER,
+    GREEN,
+    RED,
+    TOP,
+    YELLOW,
+    B,
+    N,
+    W,
+    cap,
+    kinds,
+    place_filler,
+    position,
+    start,
+    targets_after_floor,
+    tower,
 )
+
+from carcassonne_env.engine import Action, ActionKind, ConfigError, Game, GameConfig, IllegalActionError, Phase
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.registry import with_requirements
-
-N, B, W = FloorColour.NORMAL, FloorColour.BLACK, FloorColour.WHITE
-TOP = TOWER_TOP_SLOT
 
 
 # ----------------------------------------------------------------------------------- helpers
 def black_config(players: int = 4, **variants: Any) -> GameConfig:
     return GameConfig(players=players, expansions=with_requirements("black_tower"), **variants)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def targets_after_floor(game: Game, x: int, y: int, colour: FloorColour) -> set[Action]:
-    game.apply(Action.floor(x, y, colour))
-    assert game.phase is Phase.CAPTURE
-    return set(game.legal_actions())
 
 
 # ----------------------------------------------------------------------------------- R50–R52

@@ -20,48 +20,32 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scenario import ANCHOR, BLUE, FILLER, GREEN, RED, YELLOW, cap, kinds, place_filler, position, start, tower
-
-from carcassonne_env.engine import (
-    TOWER_TOP_SLOT,
-    Action,
-    ActionKind,
-    FloorColour,
-    Game,
-    GameConfig,
-    IllegalActionError,
-    Phase,
-    load_catalogue,
+from scenario import (
+    ANCHOR,
+    BLUE,
+    FILLER,
+    GREEN,
+    RED,
+    TOP,
+    YELLOW,
+    N,
+    cap,
+    kinds,
+    place_filler,
+    position,
+    start,
+    targets_after_floor,
+    tower,
 )
+
+from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, Phase, load_catalogue
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
-
-N = FloorColour.NORMAL
-TOP = TOWER_TOP_SLOT
 
 
 # ----------------------------------------------------------------------------------- helpers
 def tower_config(players: int = 4, **variants: Any) -> GameConfig:
     return GameConfig(players=players, expansions=("tower",), **variants)
-
-
-
-
-
-
-
-
-
-
-
-
-def floor_then_targets(game: Game, x: int, y: int) -> set[Action]:
-    """Red places a normal floor at (x, y); the T4 decision that follows."""
-    game.apply(Action.floor(x, y, N))
-    assert game.phase is Phase.CAPTURE
-    return set(game.legal_actions())
-
-
 
 
 def accounted_followers(game: Game, player: int) -> int:
@@ -313,7 +297,7 @@ def test_r40_e1_normal_reach_passes_over_holes_and_towers(at_1_0: str) -> None:
     is empty or holds another tower; (1,1), (2,1) and (3,0) are out of reach."""
     game = _e1(at_1_0)
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {cap(2, 0, 0), cap(0, -2, 0), NO_CAPTURE}
+    assert targets_after_floor(game, 0, 0) == {cap(2, 0, 0), cap(0, -2, 0), NO_CAPTURE}
     for out_of_reach in (cap(1, 1, 0), cap(2, 1, 0), cap(3, 0, 0)):
         with pytest.raises(IllegalActionError):
             game.apply(out_of_reach)
@@ -324,7 +308,7 @@ def test_r40_area_includes_the_tower_own_tile() -> None:
     """R40: the area is (x,y) plus the rays: a farmer on the tower's own tile is a target."""
     game = start(position(tower_config()).tile("tower/F", 0, 0).tower(0, 0, [N]).follower(BLUE, 0, 0, 0), RED)
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {cap(0, 0, 0), NO_CAPTURE}
+    assert targets_after_floor(game, 0, 0) == {cap(0, 0, 0), NO_CAPTURE}
 
 
 def test_r39_t4_is_skipped_when_the_area_holds_no_follower() -> None:
@@ -343,7 +327,7 @@ def test_r39_d3_capturing_is_optional() -> None:
     """R39 / D3: NO_CAPTURE is offered and leaves every follower where it stands."""
     game = _e1("hole")
     place_filler(game)
-    assert NO_CAPTURE in floor_then_targets(game, 0, 0)
+    assert NO_CAPTURE in targets_after_floor(game, 0, 0)
     game.apply(NO_CAPTURE)
     assert len(game.followers()) == 5
     assert tower(game).prisoner_count(RED, BLUE) == 0
@@ -370,7 +354,7 @@ def test_r41_every_follower_in_the_area_is_a_target() -> None:
     follower on top of another tower are all targets."""
     game = _every_kind_of_target()
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {
+    assert targets_after_floor(game, 0, 0) == {
         cap(1, 0, 0), cap(-1, 0, 0), cap(0, 1, 1), cap(0, -1, 0), cap(0, 2, TOP), NO_CAPTURE,
     }
 
@@ -385,7 +369,7 @@ def test_r42_target_is_a_position_and_slot() -> None:
         RED,
     )
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {cap(1, 0, 0), cap(1, 0, 1), NO_CAPTURE}
+    assert targets_after_floor(game, 0, 0) == {cap(1, 0, 0), cap(1, 0, 1), NO_CAPTURE}
     game.apply(cap(1, 0, 1))
     assert [(f.x, f.y, f.slot, f.owner) for f in game.followers()] == [(1, 0, 0, BLUE)]
 
@@ -434,7 +418,7 @@ def test_r44_e3_d7_capture_denies_the_completion() -> None:
     the knight: the city scores for nobody, now or ever; P[Red][Blue] = 1."""
     game = _e3()
     game.apply(Action.place(3, 0, 3))
-    assert floor_then_targets(game, -1, 0) == {cap(1, 0, 0), NO_CAPTURE}
+    assert targets_after_floor(game, -1, 0) == {cap(1, 0, 0), NO_CAPTURE}
     game.apply(cap(1, 0, 0))
     assert game.scores == (0, 0, 0, 0)
     assert tower(game).prisoner_count(RED, BLUE) == 1
@@ -570,7 +554,7 @@ def test_r47_d4_exchange_is_automatic_when_both_hold_each_other() -> None:
     game = _e4(1)
     assert game.supply == (6, 6)
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {cap(1, 0, 1), NO_CAPTURE}
+    assert targets_after_floor(game, 0, 0) == {cap(1, 0, 1), NO_CAPTURE}
     game.apply(cap(1, 0, 1))
     st = tower(game)
     assert (st.prisoner_count(RED, BLUE), st.prisoner_count(BLUE, RED)) == (0, 0)
@@ -776,7 +760,7 @@ def test_r41_e10_d1_follower_on_a_tower_top_is_captured() -> None:
     P[Red][Yellow] = 1."""
     game = _e10()
     place_filler(game)
-    assert floor_then_targets(game, 0, 0) == {cap(0, 3, TOP), NO_CAPTURE}
+    assert targets_after_floor(game, 0, 0) == {cap(0, 3, TOP), NO_CAPTURE}
     game.apply(cap(0, 3, TOP))
     st = tower(game)
     assert st.prisoner_count(RED, YELLOW) == 1

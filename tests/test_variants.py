@@ -12,10 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from scenario import BLUE, FILLER, GREEN, RED, YELLOW, cap, place_filler, position
+from scenario import BLUE, FILLER, GREEN, RED, TOP, YELLOW, B, N, cap, place_filler, position
 
 from carcassonne_env.engine import (
-    TOWER_TOP_SLOT,
     Action,
     ActionKind,
     ConfigError,
@@ -29,7 +28,6 @@ from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 
-N, B = FloorColour.NORMAL, FloorColour.BLACK
 TOWER = ("tower",)
 BLACK_TOWER = with_requirements("black_tower")
 
@@ -37,12 +35,6 @@ BLACK_TOWER = with_requirements("black_tower")
 # ----------------------------------------------------------------------------------- helpers
 def config(expansions: Sequence[str] = TOWER, players: int = 4, **variants: Any) -> GameConfig:
     return GameConfig(players=players, expansions=tuple(expansions), **variants)
-
-
-
-
-
-
 
 
 Setup = Callable[[PositionBuilder], PositionBuilder]
@@ -165,7 +157,7 @@ def _e10_with_monk(b: PositionBuilder) -> PositionBuilder:
 def test_tower_top_followers_immune_protects_only_tower_tops() -> None:
     """§6 tower_top_followers_immune (D1, E10): Yellow's top follower stops being a target; the
     monk is still one."""
-    assert targets(config(), _e10_with_monk, (0, 0, N)) == {cap(0, 3, TOWER_TOP_SLOT), cap(0, 2, 0)}
+    assert targets(config(), _e10_with_monk, (0, 0, N)) == {cap(0, 3, TOP), cap(0, 2, 0)}
     assert targets(config(tower_top_followers_immune=True), _e10_with_monk, (0, 0, N)) == {cap(0, 2, 0)}
 
 
@@ -179,7 +171,7 @@ def _mixed_owners(b: PositionBuilder) -> PositionBuilder:
 
 def test_capture_opponents_only_removes_own_followers_from_the_targets() -> None:
     """§6 capture_opponents_only (D2): Red's own monk and own top follower stop being targets."""
-    assert targets(config(), _mixed_owners, (0, 0, N)) == {cap(1, 0, 0), cap(0, 2, TOWER_TOP_SLOT), cap(-1, 0, 0)}
+    assert targets(config(), _mixed_owners, (0, 0, N)) == {cap(1, 0, 0), cap(0, 2, TOP), cap(-1, 0, 0)}
     assert targets(config(capture_opponents_only=True), _mixed_owners, (0, 0, N)) == {cap(-1, 0, 0)}
 
 

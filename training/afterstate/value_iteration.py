@@ -54,7 +54,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +76,7 @@ from training.common.gate import play_gate
 from training.common.progress import RunClock
 from training.common.run_folder import cwd_relative, locked_run_state, write_json
 from training.common.settings import (
-    GameSettings,
+    BackendSettings,
     SettingError,
     check_agents,
     check_device,
@@ -93,8 +93,9 @@ __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "read_records", "s
 
 
 @dataclass(frozen=True)
-class Settings(GameSettings):
-    """Every setting of an afterstate value-iteration run (each one is a command-line flag)."""
+class Settings(BackendSettings):
+    """Every setting of an afterstate value-iteration run (each one is a command-line flag; the game, the run's
+    directory, seed and where it computes: :class:`~training.common.settings.BackendSettings`)."""
 
     out: str = "runs/afterstate"
     """Output directory: generations, networks, TensorBoard logs, curve.csv, ratings.png (runs/afterstate/PRESET)."""
@@ -144,20 +145,6 @@ class Settings(GameSettings):
     """Fixed agents every generation's best is rated against."""
     anchor_seeds: int = 50
     """Tile orders per anchor (the same every generation)."""
-    workers: int = 0
-    """Game-playing workers (0 = the free cores)."""
-    backend: Literal["process", "ray"] = "process"
-    """Where games are played: worker processes or Ray tasks (``address`` for a cluster)."""
-    address: str = ""
-    """Ray cluster address with --backend ray (empty: a local Ray)."""
-    device: str = "cpu"
-    """torch device of the fit: cpu or cuda."""
-    threads: int = 0
-    """torch threads of the fit (0 = choose from the free cores)."""
-    resume: bool = False
-    """Continue the run in --out, also copied or moved (same settings but generations, workers, device, threads)."""
-    progress: bool = True
-    """Show progress bars."""
 
 
 PRESETS: dict[str, tuple[str, Settings]] = {
@@ -182,7 +169,7 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 #: The steps of a generation, in order: a state.json names the one to run next.
 _STEPS = ("rate", "play", "fit", "gate")
 #: Settings that may change on --resume (they do not change what the run computes).
-_RESUMABLE = ("generations", "workers", "device", "threads", "progress", "resume", "backend", "address")
+_RESUMABLE = ("generations", *BackendSettings.RESUMABLE)
 
 
 # ------------------------------------------------------------------------------------------ checks

@@ -55,7 +55,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +74,7 @@ from training.common.gate import play_gate
 from training.common.progress import RunClock
 from training.common.run_folder import cwd_relative, locked_run_state, write_json
 from training.common.settings import (
-    GameSettings,
+    BackendSettings,
     SettingError,
     check_device,
     check_out,
@@ -91,13 +91,16 @@ __all__ = ["PRESETS", "Settings", "check", "positions_of", "train"]
 
 
 @dataclass(frozen=True)
-class Settings(GameSettings):
-    """Every setting of an expert-iteration run of the ``az`` search (each one is a command-line flag)."""
+class Settings(BackendSettings):
+    """Every setting of an expert-iteration run of the ``az`` search (each one is a command-line flag; the
+    game, the run's directory, seed and where it computes: :class:`~training.common.settings.BackendSettings`)."""
 
     out: str = "runs/az"
     """Output directory: generations, networks, curve.csv (runs/az/PRESET)."""
     seed: int = 0
     """Seeds the tile orders of self-play and gates, the search's noise and the fits."""
+    device: str = "auto"
+    """torch device of the fit: auto (CUDA when available), cpu, cuda or cuda:N."""
     generations: int = 4
     """Generations to train in total; --resume continues up to it (raise it to train longer)."""
     init: str = "pretrained"
@@ -128,20 +131,6 @@ class Settings(GameSettings):
     """Tile orders of the gate at most (each played in both seats)."""
     gate_elo: float = 20.0
     """The gate's SPRT H1 (Elo over the best); H0 is Elo ≤ 0; α = β = 0.05."""
-    workers: int = 0
-    """Game-playing workers (0 = the free cores)."""
-    backend: Literal["process", "ray"] = "process"
-    """Where games are played: worker processes or Ray tasks (``address`` for a cluster)."""
-    address: str = ""
-    """Ray cluster address with --backend ray (empty: a local Ray)."""
-    device: str = "auto"
-    """torch device of the fit: auto (CUDA when available), cpu, cuda or cuda:N."""
-    threads: int = 0
-    """torch threads of the fit (0 = choose from the free cores)."""
-    resume: bool = False
-    """Continue the run in --out, also copied or moved (same settings but generations, workers, device, threads)."""
-    progress: bool = True
-    """Show progress bars."""
 
 
 PRESETS: dict[str, tuple[str, Settings]] = {
@@ -160,7 +149,7 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 #: The steps of a generation, in order: a state.json names the one to run next.
 _STEPS = ("play", "fit", "gate")
 #: Settings that may change on --resume (they do not change what the run computes).
-_RESUMABLE = ("generations", "workers", "device", "threads", "progress", "resume", "backend", "address")
+_RESUMABLE = ("generations", *BackendSettings.RESUMABLE)
 #: The folder of a generation that holds its self-play's targets (the agent's ``record=``).
 _RECORDS = "records"
 

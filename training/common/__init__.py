@@ -10,7 +10,9 @@ home below every trainer; the name says what it holds, the part the trainers hav
 What a trainer provides (``training/<job>/<algorithm>.py``; ``carcassonne train az`` will be one):
 
 1. ``Settings``: a frozen dataclass, one field a flag, with ``out`` and ``resume``
-   (:class:`~training.common.settings.RunSettings`) and a check of its values that raises
+   (:class:`~training.common.settings.RunSettings`; a trainer that plays its games in worker processes
+   and fits with torch extends :class:`~training.common.settings.PlayAndFitSettings`, which holds them
+   with the game, the seed and where the run computes) and a check of its values that raises
    :class:`~training.common.settings.SettingError` naming the flag (built from
    :func:`~training.common.settings.check_rules`, :func:`~training.common.settings.check_game` ...);
    optionally ``PRESETS`` (name → (help line, settings));

@@ -10,7 +10,11 @@ Rules:
   the settings it names by :func:`check_rules`, in the same words in every trainer;
 * the game (``players``, ``expansions``: :class:`GameSettings`, which every trainer's dataclass
   extends), the seed, ``--out``, ``--device`` and agent specs are checked the same way in every
-  trainer (:meth:`GameSettings.check_game`, :func:`check_out`, :func:`check_device`, :func:`check_agents`).
+  trainer (:meth:`GameSettings.check_game`, :func:`check_out`, :func:`check_device`, :func:`check_agents`);
+* the trainers that play their games in worker processes and fit a network with torch (``az``,
+  ``afterstate``, ``distill``) share their run's settings too, and say which of them a ``--resume``
+  may change: :class:`PlayAndFitSettings` (and :class:`BackendSettings`, where the games go through
+  the tournaments' back-ends).
 """
 
 from __future__ import annotations
@@ -20,14 +24,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from carcassonne_env.engine import ConfigError, GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
 __all__ = [
-    "SEED_LIMIT", "GameSettings", "RunSettings", "SettingError", "check_agents", "check_device", "check_out",
-    "check_rules", "finite", "flag", "is_int", "need",
+    "SEED_LIMIT", "BackendSettings", "GameSettings", "PlayAndFitSettings", "RunSettings", "SettingError",
+    "check_agents", "check_device", "check_out", "check_rules", "finite", "flag", "is_int", "need",
 ]
 
 #: Seeds are below this: numpy's and torch's global seeds (``np.random.seed``) take 32-bit integers.
@@ -114,6 +118,45 @@ class GameSettings:
             return self.game_config()
         except (ConfigError, ValueError) as e:
             raise SettingError(f"--players/--expansions: {e}") from None
+
+
+@dataclass(frozen=True)
+class PlayAndFitSettings(GameSettings):
+    """The game and the run of a trainer that plays its games in worker processes and fits a network
+    with torch (``az``, ``afterstate``, ``distill``): its directory and seed, where it computes, whether
+    it continues. A trainer's dataclass extends it with its algorithm's settings, states its own
+    ``out`` (and what its ``seed`` seeds), and lets a ``--resume`` change :attr:`RESUMABLE`."""
+
+    out: str = "runs"
+    """Output directory."""
+    seed: int = 0
+    """Seeds the run."""
+    workers: int = 0
+    """Game-playing workers (0 = the free cores)."""
+    threads: int = 0
+    """torch threads of the fit (0 = choose from the free cores)."""
+    device: str = "cpu"
+    """torch device of the fit: cpu or cuda."""
+    resume: bool = False
+    """Continue the run in --out, also copied or moved (same settings but its length, workers, device, threads)."""
+    progress: bool = True
+    """Show progress bars."""
+
+    #: The settings here that a ``--resume`` may change (they do not change what the run computes).
+    RESUMABLE: ClassVar[tuple[str, ...]] = ("workers", "device", "threads", "progress", "resume")
+
+
+@dataclass(frozen=True)
+class BackendSettings(PlayAndFitSettings):
+    """:class:`PlayAndFitSettings` of a trainer whose games go through the tournaments' back-ends
+    (:mod:`training.arena.backends`): worker processes, or Ray tasks on a cluster."""
+
+    backend: Literal["process", "ray"] = "process"
+    """Where games are played: worker processes or Ray tasks (``address`` for a cluster)."""
+    address: str = ""
+    """Ray cluster address with --backend ray (empty: a local Ray)."""
+
+    RESUMABLE: ClassVar[tuple[str, ...]] = (*PlayAndFitSettings.RESUMABLE, "backend", "address")
 
 
 def check_out(out: str) -> None:

@@ -76,7 +76,7 @@ from training.common.evaluation import rate_against_anchors
 from training.common.progress import RunClock
 from training.common.run_folder import locked_run_state, reading, write_json
 from training.common.settings import (
-    GameSettings,
+    PlayAndFitSettings,
     SettingError,
     check_agents,
     check_device,
@@ -95,8 +95,9 @@ __all__ = ["PRESETS", "Settings", "check", "main", "ms_per_decision", "train"]
 
 
 @dataclass(frozen=True)
-class Settings(GameSettings):
-    """Every setting of a distillation run (each one is a command-line flag)."""
+class Settings(PlayAndFitSettings):
+    """Every setting of a distillation run (each one is a command-line flag; the game, the run's directory, seed
+    and where it computes: :class:`~training.common.settings.PlayAndFitSettings`)."""
 
     out: str = "runs/distill"
     """Output directory: rounds (samples, student, rating games), TensorBoard logs, history, curve."""
@@ -153,19 +154,9 @@ class Settings(GameSettings):
     """Tile orders per anchor each round (each played in every seat)."""
     anchors: tuple[str, ...] = ("random", "greedy")
     """Fixed agents every round's student is rated against."""
-    workers: int = 0
-    """Processes that play games (0 = the free cores)."""
-    threads: int = 0
-    """torch threads of the fit (0 = choose from the free cores)."""
-    device: str = "cpu"
-    """torch device of the fit: cpu or cuda."""
     observations_on_device: bool = False
     # DeviceObservations: ~130 KB a sample for 2 players, 31 GB at 240,000 samples; same samples, same fit
     """Keep the fit's observations decompressed on --device (no decompression per minibatch): for a big GPU."""
-    resume: bool = False
-    """Continue the run in --out, also copied or moved (same settings but rounds, workers, threads, device)."""
-    progress: bool = True
-    """Show progress bars."""
 
     def env_kwargs(self) -> dict[str, Any]:
         return {"players": self.players, "expansions": self.expansions}
@@ -183,7 +174,7 @@ PRESETS: dict[str, tuple[str, Settings]] = {
 }
 
 #: Settings that may change on --resume (they do not change what the run computes).
-_RESUMABLE = ("rounds", "workers", "threads", "device", "observations_on_device", "progress", "resume")
+_RESUMABLE = ("rounds", "observations_on_device", *PlayAndFitSettings.RESUMABLE)
 #: Settings added after runs were made, with the value those runs were computed with.
 _BEFORE = {"select_by": "loss"}
 #: Held-out figures that may pick the kept epoch (``Settings.select_by``).
