@@ -36,7 +36,7 @@ _VALUE = Named(VALUE_KEYS, paths=True, note="a weights file of train value, or a
 
 def position_value(name: str) -> PositionValue:
     """A position value by name: ``end_now`` (the end-now margin), ``linear`` (the learned expected
-    final margin shipped in ``agents/pretrained/``, fitted for 2, 3 and 4 players), ``afterstate``
+    final margin shipped in ``agents/pretrained/``, fitted for each of 2 to 6 players), ``afterstate``
     (the value networks of ``afterstate:pretrained``, one per player count), ``afterstate_long`` (the
     long run's network, that of ``mcts:pretrained``: 2 players), the path of a weights file written by
     ``carcassonne train value`` or of a value network (``.npz``) written by ``carcassonne train

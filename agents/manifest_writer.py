@@ -82,7 +82,7 @@ def build_manifest(directory: Path = PRETRAINED_DIR,
 
     keys = shipped_keys()
     entries = []
-    for path in sorted(p for p in directory.iterdir() if p.name != MANIFEST_NAME):
+    for path in sorted(p for p in directory.iterdir() if p.name != MANIFEST_NAME and not p.name.startswith(".")):
         if path.suffix not in FORMATS or not path.is_file():
             raise ValueError(f"{path}: not a shipped model's format ({', '.join(FORMATS)})")
         form, carries_code = FORMATS[path.suffix]
