@@ -1,30 +1,16 @@
 """Agent spec strings (agents/spec.py): registry, typed options, user agents, clear errors."""
 
+import shutil
 import sys
 from pathlib import Path
 
+import legal_agents
 import pytest
 
 from agents import AgentSpecError, known_agents, make_agent, register_agent
 from agents import spec as spec_module
 from agents.spec import Origin, UntrustedSpecError, check_spec, option_reference
 from carcassonne_env.engine import Action, Game, GameConfig
-
-USER_AGENT = '''
-class FirstLegal:
-    """Always the first legal action; takes no seed."""
-    def choose_action(self, game):
-        return game.legal_actions()[0]
-
-class Seeded:
-    def __init__(self, seed):
-        self.seed = seed
-    def choose_action(self, game):
-        return game.legal_actions()[self.seed % len(game.legal_actions())]
-
-class Neither:
-    pass
-'''
 
 
 class Options:
@@ -98,7 +84,7 @@ def test_bad_specs_raise_errors_naming_the_problem(options_agent: None, spec: st
 
 
 def test_user_agents_load_from_a_file_path_and_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "user_agents.py").write_text(USER_AGENT)
+    shutil.copy(legal_agents.__file__, tmp_path / "user_agents.py")
     game = Game(GameConfig(players=2), seed=0)
     first = make_agent(f"{tmp_path}/user_agents.py:FirstLegal", seed=5)
     assert first.choose_action(game) == game.legal_actions()[0]

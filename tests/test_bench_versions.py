@@ -5,28 +5,30 @@ from __future__ import annotations
 
 from agents.bench_versions import parse, summary
 
-LOG = """\
-== round 1: 637148c
-engine: Python source, search agents: Python source
-greedy decisions/s, value=end_now          base                 100.0
-engine random games/s                      base                 600.0
-== round 1: this checkout, compiled core
-engine: compiled (mypyc), search agents: compiled
-greedy decisions/s, value=end_now          base                 400.0
-engine random games/s                      base                1200.0
-== round 2: 637148c
-greedy decisions/s, value=end_now          base                 200.0
-engine random games/s                      base                 500.0
-== round 2: this checkout, compiled core
-greedy decisions/s, value=end_now          base                 600.0
-engine random games/s                      base                1500.0
-== round 3: 637148c
-greedy decisions/s, value=end_now          base                 300.0
-engine random games/s                      base                 700.0
-== round 3: this checkout, compiled core
-greedy decisions/s, value=end_now          base                1500.0
-engine random games/s                      base                1400.0
-"""
+#: The made-up figures: per round, each version's (greedy decisions/s, engine random games/s).
+ROUNDS = [
+    {"637148c": (100.0, 600.0), "this checkout, compiled core": (400.0, 1200.0)},
+    {"637148c": (200.0, 500.0), "this checkout, compiled core": (600.0, 1500.0)},
+    {"637148c": (300.0, 700.0), "this checkout, compiled core": (1500.0, 1400.0)},
+]
+#: The line agents/bench.py starts its output with, per version.
+ENGINE = {"637148c": "engine: Python source, search agents: Python source",
+          "this checkout, compiled core": "engine: compiled (mypyc), search agents: compiled"}
+
+
+def _log() -> str:
+    """The script's output on :data:`ROUNDS`: a round's versions one after the other, each a header, the
+    bench's engine line and its figures in the bench's columns."""
+    lines: list[str] = []
+    for number, versions in enumerate(ROUNDS, 1):
+        for version, (greedy, engine) in versions.items():
+            lines += [f"== round {number}: {version}", ENGINE[version],
+                      f"{'greedy decisions/s, value=end_now':43}base{greedy:22.1f}",
+                      f"{'engine random games/s':43}base{engine:22.1f}"]
+    return "\n".join(lines) + "\n"
+
+
+LOG = _log()
 
 
 def test_the_log_is_read_per_version_figure_and_round() -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import legal_agents
 import pytest
 
 from carcassonne_env.demo import main as demo_main
@@ -18,20 +19,13 @@ from training.cli.dialect import spec_list
 from training.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
-USER_AGENT = '''
-class FirstLegal:
-    def choose_action(self, game):
-        return game.legal_actions()[0]
-'''
 
 
 @pytest.mark.slow
 
 
 def test_tiny_tournament_in_two_worker_processes_writes_replayable_games(tmp_path: Path) -> None:
-    agent_file = tmp_path / "first.py"
-    agent_file.write_text(USER_AGENT)
-    user = f"{agent_file}:FirstLegal"
+    user = legal_agents.spec("FirstLegal")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "training.cli", "tournament", "random", user, "--seeds", "2", "--workers", "2",
                "--out", str(out), "--no-progress"]
@@ -142,8 +136,7 @@ def small_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(ladder, "LADDER", ("random", "greedy:fast=1"))
     monkeypatch.setattr(ladder, "SHIPPED", tmp_path / "shipped.jsonl.gz")
     monkeypatch.setenv("CARCASSONNE_CACHE", str(tmp_path / "cache"))
-    (tmp_path / "first.py").write_text(USER_AGENT)
-    return f"{tmp_path / 'first.py'}:FirstLegal"
+    return legal_agents.spec("FirstLegal")
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+import legal_agents
 import pytest
 
 from agents.shipped_values import PRETRAINED_DIR
@@ -19,17 +20,6 @@ from training.arena.tournament import Settings
 from training.cli import main as cli
 from training.cli.main import main
 
-LEGAL = '''
-class FirstLegal:
-    def choose_action(self, game):
-        return game.legal_actions()[0]
-
-
-class LastLegal:
-    def choose_action(self, game):
-        return game.legal_actions()[-1]
-'''
-
 
 @pytest.fixture
 def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
@@ -37,8 +27,7 @@ def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     shipped store."""
     monkeypatch.setattr(ladder, "SHIPPED", tmp_path / "shipped.jsonl.gz")
     monkeypatch.setenv("CARCASSONNE_CACHE", str(tmp_path / "cache"))
-    (tmp_path / "legal.py").write_text(LEGAL)
-    return f"{tmp_path / 'legal.py'}:FirstLegal", f"{tmp_path / 'legal.py'}:LastLegal"
+    return legal_agents.spec("FirstLegal"), legal_agents.spec("LastLegal")
 
 
 @pytest.fixture

@@ -50,23 +50,8 @@ def _post(server: PlayServer, path: str, body: bytes) -> tuple[int, dict[str, An
         return e.code, json.loads(e.read())
 
 
-@pytest.mark.parametrize(("path", "body", "status", "message"), [
-    ("api/act", b"{not json", 400, "not JSON"),
-    ("api/act", b"[1, 2]", 400, "must be a JSON object"),
-    ("api/act", b"{}", 400, "'action' must be a list of 4 integers"),
-    ("api/act", b'{"action": [0, 1, 0]}', 400, "'action' must be a list of 4 integers"),
-    ("api/act", b'{"action": [0, 1.5, 0, 0]}', 400, "'action' must be a list of 4 integers"),
-    ("api/act", b'{"action": [0, 40, 40, 0]}', 400, "is not a legal action now"),
-    ("api/act", b'{"action": [1, 0, 0, 0]}', 400, "is not a legal action now"),
-    ("api/act", b'{"action": [99, 0, 0, 0]}', 400, "malformed action"),
-    ("api/agent", b"", 400, "it is a human's turn"),
-    ("api/undo", b"", 400, "nothing to undo"),
-    ("api/hint", b'{"agent": "nosuchagent"}', 400, "no hint: unknown agent 'nosuchagent'"),
-    ("api/hint", b'{"agent": "greedy:nosuch=1"}', 400, "no hint: "),
-    ("api/nothing", b"", 404, "no such endpoint"),
-])
-def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: bytes, status: int,
-                                            message: str) -> None:
+def _refused(tmp_path: Path, path: str, body: bytes, status: int, message: str) -> None:
+    """POSTing ``body`` to ``path`` is answered ``status`` with ``message`` in its error, and changes nothing."""
     server = _server(tmp_path)
     try:
         before = server.session.game.to_dict()
@@ -75,6 +60,32 @@ def test_the_server_refuses_forged_requests(tmp_path: Path, path: str, body: byt
         assert server.session.game.to_dict() == before  # nothing changed
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"{not json", "not JSON"),
+    (b"[1, 2]", "must be a JSON object"),
+    (b"{}", "'action' must be a list of 4 integers"),
+    (b'{"action": [0, 1, 0]}', "'action' must be a list of 4 integers"),
+    (b'{"action": [0, 1.5, 0, 0]}', "'action' must be a list of 4 integers"),
+    (b'{"action": [0, 40, 40, 0]}', "is not a legal action now"),
+    (b'{"action": [1, 0, 0, 0]}', "is not a legal action now"),
+    (b'{"action": [99, 0, 0, 0]}', "malformed action"),
+])
+def test_the_server_refuses_a_forged_action(tmp_path: Path, body: bytes, message: str) -> None:
+    _refused(tmp_path, "api/act", body, 400, message)
+
+
+@pytest.mark.parametrize(("path", "body", "status", "message"), [
+    ("api/agent", b"", 400, "it is a human's turn"),
+    ("api/undo", b"", 400, "nothing to undo"),
+    ("api/hint", b'{"agent": "nosuchagent"}', 400, "no hint: unknown agent 'nosuchagent'"),
+    ("api/hint", b'{"agent": "greedy:nosuch=1"}', 400, "no hint: "),
+    ("api/nothing", b"", 404, "no such endpoint"),
+])
+def test_the_server_refuses_the_other_requests_it_cannot_serve(tmp_path: Path, path: str, body: bytes,
+                                                                 status: int, message: str) -> None:
+    _refused(tmp_path, path, body, status, message)
 
 
 def test_the_server_plays_only_on_a_humans_turn_and_only_the_legal_list(tmp_path: Path) -> None:

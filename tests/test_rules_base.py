@@ -709,43 +709,32 @@ def test_r16_r20_r22_monastery_placed_into_a_full_ring_scores_the_monk_at_once()
     assert g.supply == (7, 7)
 
 
-def test_r22_one_tile_completes_a_road_and_a_city_and_both_score() -> None:
-    """R22: base/CRRR at (2,0) rot 0 ends the road (0,0)-(1,0)-(2,0) at its W junction arm and
-    closes the city cap at (2,1). Red's thief scores the 3-tile road (3), Blue's knight the
-    2-tile city (4); Green placed the tile and scores nothing. Both followers return (R24)."""
-    g = build(
-        [("base/RRR", 0, 0, 0), ("base/RFr", 1, 0, 0), ("base/C", 2, 1, 2)],
-        followers=[(RED, 1, 0, 0), (BLUE, 2, 1, 0)],
-        pile=["base/CRRR", "base/RFr"],
-        players=3,
-        current_player=GREEN,
-    )
-    play_turn(g, 2, 0, 0)
-    assert g.scores == (3, 4, 0)
+@pytest.mark.parametrize(("tiles", "followers", "pile", "at", "scores"), [
+    # base/CRRR at (2,0) rot 0 ends the road (0,0)-(1,0)-(2,0) at its W junction arm and closes the city
+    # cap at (2,1): Red's thief scores the 3-tile road (3), Blue's knight the 2-tile city (4).
+    pytest.param([("base/RRR", 0, 0, 0), ("base/RFr", 1, 0, 0), ("base/C", 2, 1, 2)],
+                 [(RED, 1, 0, 0), (BLUE, 2, 1, 0)], ["base/CRRR", "base/RFr"], (2, 0, 0), (3, 4, 0),
+                 id="road_and_city"),
+    # Monasteries at (0,0) (Red's monk) and (1,0) (Blue's monk) share the ring hole (0,1): base/RFr there
+    # completes both, 9 each.
+    pytest.param([("base/L", 0, 0, 0), ("base/L", 1, 0, 0),
+                  ("base/RFr", -1, 1, 0), ("base/RFr", 1, 1, 0), ("base/RFr", 2, 1, 0),
+                  ("base/C", -1, 0, 3), ("base/C", 2, 0, 1),
+                  ("base/RFr", -1, -1, 0), ("base/RFr", 0, -1, 0), ("base/RFr", 1, -1, 0), ("base/RFr", 2, -1, 0)],
+                 [(RED, 0, 0, 0), (BLUE, 1, 0, 0)], ["base/RFr", "base/L"], (0, 1, 0), (9, 9, 0),
+                 id="two_monasteries"),
+])
+def test_r22_one_tile_completes_several_features_and_each_scores(
+    tiles: list[TileSpec], followers: list[FollowerSpec], pile: list[str], at: tuple[int, int, int],
+    scores: tuple[int, int, int],
+) -> None:
+    """R22: every feature the placed tile completes scores, each for its own followers, who all return
+    (R24); Green placed the tile and scores nothing."""
+    g = build(tiles, followers=followers, pile=pile, players=3, current_player=GREEN)
+    play_turn(g, *at)
+    assert g.scores == scores
     assert g.supply == (7, 7, 7)
     assert follower_spots(g) == set()
-
-
-def test_r22_one_tile_completes_two_monasteries() -> None:
-    """R22: every monastery in the placed tile's ring that is now complete scores. Monasteries at
-    (0,0) (Red's monk) and (1,0) (Blue's monk) share the ring hole (0,1); base/RFr there completes
-    both: 9 each, both monks return."""
-    tiles: list[TileSpec] = [
-        ("base/L", 0, 0, 0), ("base/L", 1, 0, 0),
-        ("base/RFr", -1, 1, 0), ("base/RFr", 1, 1, 0), ("base/RFr", 2, 1, 0),
-        ("base/C", -1, 0, 3), ("base/C", 2, 0, 1),
-        ("base/RFr", -1, -1, 0), ("base/RFr", 0, -1, 0), ("base/RFr", 1, -1, 0), ("base/RFr", 2, -1, 0),
-    ]
-    g = build(
-        tiles,
-        followers=[(RED, 0, 0, 0), (BLUE, 1, 0, 0)],
-        pile=["base/RFr", "base/L"],
-        players=3,
-        current_player=GREEN,
-    )
-    play_turn(g, 0, 1, 0)
-    assert g.scores == (9, 9, 0)
-    assert g.supply == (7, 7, 7)
 
 
 def test_r22_a_feature_completes_and_scores_exactly_once() -> None:

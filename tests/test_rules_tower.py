@@ -41,6 +41,7 @@ from scenario import (
 from carcassonne_env.engine import Action, ActionKind, Game, GameConfig, IllegalActionError, Phase, load_catalogue
 from carcassonne_env.engine.actions import NO_CAPTURE, PASS
 from carcassonne_env.engine.position import PositionBuilder
+from carcassonne_env.engine.tower import TowerState
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -55,6 +56,15 @@ def accounted_followers(game: Game, player: int) -> int:
     on_tops = sum(1 for _, _, owner in game.board_figures() if owner == player)
     held = sum(st.prisoner_count(c, player) for c in range(game.num_players) if c != player)
     return game.supply[player] + on_segments + on_tops + held
+
+
+def floor_and_capture(game: Game, capture: Action) -> TowerState:
+    """The current player places the filler (T2), puts a normal floor on the tower at (0,0) and
+    makes ``capture`` (T4); the Tower's state after."""
+    place_filler(game)
+    game.apply(Action.floor(0, 0, N))
+    game.apply(capture)
+    return tower(game)
 
 
 # ----------------------------------------------------------------------------------- 2.1 components
@@ -388,10 +398,7 @@ def test_r43_d2_own_follower_goes_back_to_supply() -> None:
 def test_r43_other_players_follower_becomes_a_prisoner() -> None:
     """R43: Green's captured knight is held by Red: P[Red][Green] = 1, Green's supply unchanged."""
     game = _every_kind_of_target()
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(-1, 0, 0))
-    st = tower(game)
+    st = floor_and_capture(game, cap(-1, 0, 0))
     assert st.prisoner_count(RED, GREEN) == 1
     assert game.supply[GREEN] == 6
     assert game.feature(-1, 0, 0).followers == (0, 0, 0, 0)
@@ -525,10 +532,7 @@ def test_r46_every_follower_is_accounted_for() -> None:
     )
     assert game.supply == (5, 4, 7)
     assert [accounted_followers(game, p) for p in range(3)] == [7, 7, 7]
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(0, 2, TOP))
-    st = tower(game)
+    st = floor_and_capture(game, cap(0, 2, TOP))
     assert (st.prisoner_count(RED, BLUE), st.prisoner_count(GREEN, RED)) == (2, 1)
     assert game.supply == (5, 4, 7)
     assert game.board_figures() == []
@@ -566,10 +570,7 @@ def test_r47_d4_exchange_is_automatic_when_both_hold_each_other() -> None:
 def test_r47_e4_exchange_takes_one_of_two_prisoners() -> None:
     """E4: with P[Red][Blue] = 2 the exchange leaves P[Red][Blue] = 1 and P[Blue][Red] = 0."""
     game = _e4(2)
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(1, 0, 1))
-    st = tower(game)
+    st = floor_and_capture(game, cap(1, 0, 1))
     assert (st.prisoner_count(RED, BLUE), st.prisoner_count(BLUE, RED)) == (1, 0)
     assert game.supply == (7, 6)
 
@@ -584,10 +585,7 @@ def test_r47_no_exchange_when_only_the_captor_holds_prisoners() -> None:
         .prisoners(RED, BLUE, 1),
         RED,
     )
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(1, 0, 0))
-    st = tower(game)
+    st = floor_and_capture(game, cap(1, 0, 0))
     assert (st.prisoner_count(RED, BLUE), st.prisoner_count(BLUE, RED)) == (2, 0)
     assert game.supply == (7, 5)
 
@@ -603,10 +601,7 @@ def test_d24_no_exchange_around_a_triangle() -> None:
         .prisoners(BLUE, GREEN, 1),
         GREEN,
     )
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(1, 0, 1))
-    st = tower(game)
+    st = floor_and_capture(game, cap(1, 0, 1))
     assert st.prisoner_count(GREEN, RED) == 1
     assert st.prisoner_count(RED, BLUE) == 1
     assert st.prisoner_count(BLUE, GREEN) == 1
@@ -772,10 +767,7 @@ def test_r38_e10_d22_tower_reopens_when_its_top_is_captured() -> None:
     """R38 / E10 / D22: the tower at (0,3) is open again at h = 1: the next player may floor it
     or put a follower on top."""
     game = _e10()
-    place_filler(game)
-    game.apply(Action.floor(0, 0, N))
-    game.apply(cap(0, 3, TOP))
-    st = tower(game)
+    st = floor_and_capture(game, cap(0, 3, TOP))
     assert (st.height(0, 3), st.is_open(0, 3)) == (1, True)
     place_filler(game)  # Blue's turn
     legal = game.legal_actions()

@@ -69,7 +69,7 @@ from agents.value import FEATURES, design_row
 from carcassonne_env.engine import GameRecord, Phase
 from training.arena import tournament
 from training.arena.backends import BACKENDS
-from training.common.cli import Command, run_command
+from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
 from training.common.evaluation import play, rate_against_anchors
 from training.common.gate import play_gate
@@ -601,9 +601,7 @@ COMMAND = Command(Settings, "Afterstate value iteration by self-play (TD-Gammon'
                   "training/afterstate/value_iteration.py, docs/training.md).", PRESETS, "quick --generations 4")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train afterstate") -> int:
-    """``carcassonne train afterstate`` (:mod:`training.cli.train`): a preset, then overrides; train."""
-    return run_command(COMMAND, argv, prog, lambda s, given: train(s), refusals=(ValueError,))
+main = trainer_main(COMMAND, "afterstate", lambda s, given: train(s), refusals=(ValueError,))
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ from carcassonne_env.environment.observation import Encoder
 from training.arena import tournament
 from training.arena.backends import BACKENDS
 from training.arena.match import agent_seed
-from training.common.cli import Command, run_command
+from training.common.cli import Command, trainer_main
 from training.common.curves import write_csv
 from training.common.evaluation import play
 from training.common.gate import play_gate
@@ -369,9 +369,7 @@ COMMAND = Command(Settings, "Expert iteration for the az search: self-play with 
                   "training/az/expert_iteration.py, docs/training.md).", PRESETS, "quick --generations 2")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train az") -> int:
-    """``carcassonne train az`` (:mod:`training.cli.train`): a preset, then overrides; train."""
-    return run_command(COMMAND, argv, prog, lambda s, given: train(s), refusals=(ValueError,))
+main = trainer_main(COMMAND, "az", lambda s, given: train(s), refusals=(ValueError,))
 
 
 if __name__ == "__main__":

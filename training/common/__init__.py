@@ -18,8 +18,8 @@ What a trainer provides (``training/<job>/<algorithm>.py``; ``carcassonne train 
    optionally ``PRESETS`` (name → (help line, settings));
 2. ``train(settings, ...)``: the algorithm, which runs under the run's lock and state
    (:mod:`~training.common.run_folder`) and returns what it made;
-3. ``main(argv, prog)``: one call of :func:`~training.common.cli.run_command` with its
-   :class:`~training.common.cli.Command`, registered by one line in
+3. ``main(argv, prog)``: made by :func:`~training.common.cli.trainer_main` from its
+   :class:`~training.common.cli.Command` and ``train``, registered by one line in
    :data:`training.cli.train.TRAINERS`.
 
 What the layer does, one module a job:

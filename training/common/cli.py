@@ -2,7 +2,8 @@
 and how it ends.
 
 ``carcassonne train NAME ARGS`` calls the trainer module's ``main(argv, prog)``
-(:mod:`training.cli.train`), which is one call of :func:`run_command`:
+(:mod:`training.cli.train`; ``python -m`` the module calls it too), which :func:`trainer_main`
+makes from the trainer's :class:`Command` and ``train``; it is one call of :func:`run_command`:
 
 1. a flag's old spelling is refused in one line (:func:`training.cli.dialect.refuse_old_spellings`);
 2. ``ARGS`` are parsed into the trainer's :class:`~training.common.settings.RunSettings` dataclass
@@ -21,11 +22,11 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from .settings import SettingError
 
-__all__ = ["Command", "given_settings", "run_command"]
+__all__ = ["Command", "TrainerMain", "given_settings", "run_command", "trainer_main"]
 
 _S = TypeVar("_S")
 _R = TypeVar("_R")
@@ -76,3 +77,28 @@ def run_command(command: Command[_S], argv: Sequence[str] | None, prog: str,
     if done is not None:
         print(done(result, time.time() - start))
     return 0
+
+
+class TrainerMain(Protocol):
+    """A trainer module's ``main(argv, prog)``: ``PROG ARGV`` (``sys.argv[1:]`` when None), its exit status."""
+
+    def __call__(self, argv: Sequence[str] | None = None, prog: str = ...) -> int: ...
+
+
+def trainer_main(command: Command[_S], name: str, train: Callable[[_S, frozenset[str]], _R],
+                 done: Callable[[_R, float], str] | None = None,
+                 refusals: tuple[type[Exception], ...] = (SettingError,)) -> TrainerMain:
+    """The ``main(argv=None, prog="carcassonne train NAME")`` of the trainer ``NAME``: :func:`run_command`
+    of ``command``, ``train``, ``done`` and ``refusals``. A trainer module ends in ::
+
+        main = trainer_main(COMMAND, "az", lambda s, given: train(s), refusals=(ValueError,))
+
+        if __name__ == "__main__":
+            raise SystemExit(main())
+    """
+
+    def main(argv: Sequence[str] | None = None, prog: str = f"carcassonne train {name}") -> int:
+        return run_command(command, argv, prog, train, done, refusals)
+
+    main.__doc__ = f"``carcassonne train {name}`` (:mod:`training.cli.train`): parse ``argv``, then train."
+    return main

@@ -70,7 +70,7 @@ from typing import Any, TypeVar
 
 from carcassonne_env.jsonio import load
 from training.common.checkpoints import save_model
-from training.common.cli import Command, run_command
+from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
 from training.common.evaluation import rate_against_anchors
 from training.common.progress import RunClock
@@ -430,9 +430,7 @@ COMMAND = Command(Settings, "Policy distillation with DAgger: trains the board n
                   PRESETS, "quick --rounds 3")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train distill") -> int:
-    """``carcassonne train distill`` (:mod:`training.cli.train`): a preset, then overrides; train."""
-    return run_command(COMMAND, argv, prog, lambda s, given: train(s), refusals=(ValueError,))
+main = trainer_main(COMMAND, "distill", lambda s, given: train(s), refusals=(ValueError,))
 
 
 if __name__ == "__main__":

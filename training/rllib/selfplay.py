@@ -42,14 +42,15 @@ import functools
 import math
 import os
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from training.common.cli import Command, run_command
+from training.arena.ray_support import RayError
+from training.common.cli import Command, trainer_main
 from training.common.evaluation import gauntlet
 from training.common.ppo import PPOSettings
 from training.common.progress import append_line, keep_until
@@ -391,12 +392,8 @@ COMMAND = Command(Settings, "Self-play PPO training of the board network on Ray 
                   "is one comma-separated argument, a boolean --x / --no-x.")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train rllib") -> int:
-    """``carcassonne train rllib`` (:mod:`training.cli.train`): parse ``argv`` and train."""
-    from training.arena.ray_support import RayError
-
-    return run_command(COMMAND, argv, prog, train, lambda final, seconds: f"done in {seconds:.0f} s; agent spec "
-                       f"rllib:{final}", refusals=(SettingError, RayError))
+main = trainer_main(COMMAND, "rllib", train, lambda final, seconds: f"done in {seconds:.0f} s; agent spec "
+                    f"rllib:{final}", refusals=(SettingError, RayError))
 
 
 if __name__ == "__main__":

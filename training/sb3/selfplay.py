@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, Origin, check_spec, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.common.checkpoints import CHECKPOINT, find_checkpoint, save_checkpoint, save_model
-from training.common.cli import Command, run_command
+from training.common.cli import Command, trainer_main
 from training.common.curves import write_csv
 from training.common.evaluation import gauntlet
 from training.common.ppo import PPOSettings
@@ -474,10 +474,8 @@ COMMAND = Command(Settings, "Self-play training of the board network with Stable
                   "agents; module training/sb3/selfplay.py, docs/training.md).", PRESETS, "quick --total-steps 50000")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "carcassonne train ppo") -> int:
-    """``carcassonne train ppo`` (:mod:`training.cli.train`): a preset, then overrides; train."""
-    return run_command(COMMAND, argv, prog, train,
-                       lambda final, seconds: f"trained in {seconds:.0f} s: {final} (agent spec ppo:{final})")
+main = trainer_main(COMMAND, "ppo", train,
+                    lambda final, seconds: f"trained in {seconds:.0f} s: {final} (agent spec ppo:{final})")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,40 @@
+"""Agents as a user writes them in a file of their own, for the tests that load agents by spec
+(``PATH/legal_agents.py:FirstLegal``, :func:`spec`): each answers at once with a legal action."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def spec(name: str) -> str:
+    """The spec of the agent class ``name`` of this file."""
+    return f"{Path(__file__).resolve()}:{name}"
+
+
+class FirstLegal:
+    """Always the first legal action; takes no seed."""
+
+    def choose_action(self, game: Any) -> Any:
+        return game.legal_actions()[0]
+
+
+class LastLegal:
+    """Always the last legal action."""
+
+    def choose_action(self, game: Any) -> Any:
+        return game.legal_actions()[-1]
+
+
+class Seeded:
+    """The legal action its seed picks: a class that takes the seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def choose_action(self, game: Any) -> Any:
+        return game.legal_actions()[self.seed % len(game.legal_actions())]
+
+
+class Neither:
+    """Implements neither ``choose_action`` nor ``act``: not an agent."""
