@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from machine_paths import machine_paths
 from source_module import load_module
 
 pytest.importorskip("mkdocs")
@@ -51,6 +52,11 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert ":class:" not in engine  # the docstrings' roles became links or code
     assert "github.com/carcassonne-env/carcassonne-env/blob/main/README.md" in (
         site / "index.html").read_text(encoding="utf-8")
+    # No absolute path of the building machine on any page (the --help texts of the CLI page included).
+    found = [f"{path.relative_to(site)}:{line}: {machine_path}"
+             for path in sorted(site.rglob("*")) if path.suffix in {".html", ".json", ".csv", ".txt", ".md"}
+             for line, machine_path in machine_paths(path.read_text(encoding="utf-8", errors="replace"))]
+    assert not found, "\n".join(found)
 
 
 def test_the_cli_page_has_a_section_per_command() -> None:
