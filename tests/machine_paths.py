@@ -20,16 +20,17 @@ ROOTS = ("home", "root", "tmp", "work", "workspace", "Users", "mnt", "media", "o
 
 # Not preceded by a word character, a dot, a dash, a tilde, `}`, `)`, `$` or a backslash: those make the
 # path relative to something (`runs/tmp`, `../tmp`, `~/tmp`, `${OUT}/tmp`, `$(pwd)/tmp`).
-PATTERN = re.compile(r"(?<![\w.~\-})$\\])/(?:" + "|".join(ROOTS) + r")/[^\s\"'`)\]>,;]*"
-                     r"|\b[A-Za-z]:\\(?:Users|home)\\[^\s\"'`)\]>,;]*")
+PATTERN = re.compile(r"(?<![\w.~\-})$\\])/(?:" + "|".join(ROOTS) + r")/[^\s\"'`)\]<>,;]*"
+                     r"|\b[A-Za-z]:\\(?:Users|home)\\[^\s\"'`)\]<>,;]*")
 
-#: (path pattern, why it may stand in the tree): each names the same file on every machine.
+#: (path pattern, why it may stand in the tree): each names the same file on every machine. (The slashes are
+#: escaped so that this file does not name the paths it allows.)
 ALLOWED: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"/usr/bin/env$"), "a script's shebang line: the portable way to find its interpreter"),
-    (re.compile(r"/usr/bin/time$"), "GNU time, the measuring command the docs name with its options"),
-    (re.compile(r"/usr/bin/(chromium|chromedriver)$"), "Debian's Chromium package, the browser tests' fallback"),
-    (re.compile(r"/dev/(null|zero)$"), "POSIX device files"),
-    (re.compile(r"/proc/(self|\{pid\})/stat$"), "Linux's process table, read by the process-watching tests"),
+    (re.compile(r"\/usr\/bin\/env$"), "a script's shebang line: the portable way to find its interpreter"),
+    (re.compile(r"\/usr\/bin\/time$"), "GNU time, the measuring command the docs name with its options"),
+    (re.compile(r"\/usr\/bin\/(chromium|chromedriver)$"), "Debian's Chromium package, the browser tests' fallback"),
+    (re.compile(r"\/dev\/(null|zero)$"), "POSIX device files"),
+    (re.compile(r"\/proc\/(self|\{pid\})\/stat$"), "Linux's process table, read by the process-watching tests"),
 )
 
 

@@ -35,23 +35,23 @@ def test_no_tracked_file_names_a_machine_path() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "afterstate:" + "/work/main/agents/pretrained/x.npz,0.83",
-    "--out " + "/tmp/t1000",
-    '"best": "' + "/home/alice/runs/x.zip" + '"',
-    "PYTHONPATH=" + "/root/project",
-    "file://" + "/Users/alice/x.html",
+    "afterstate:/" + "work/main/agents/pretrained/x.npz,0.83",
+    "--out /" + "tmp/t1000",
+    '"best": "/' + 'home/alice/runs/x.zip"',
+    "PYTHONPATH=/" + "root/project",
+    "file:///" + "Users/alice/x.html",
     "C:" + "\\Users\\alice\\x.zip",
 ])
-def test_a_machine_path_is_found(text: str) -> None:
+def test_a_machine_path_is_found(text: str) -> None:  # (each split so that this file names none)
     assert [line for line, _ in machine_paths(f"first line\n{text}\n")] == [2]
 
 
 @pytest.mark.parametrize("text", [
-    "#!" + "/usr/bin/env bash",
-    "cmd > " + "/dev/null 2>&1",
+    "#!/" + "usr/bin/env bash",
+    "cmd > /" + "dev/null 2>&1",
     "runs/tmp/x, ../work/x, ~/tmp/x, ${OUT}/tmp/x",
     "https://github.com/owner/home/tree/main/docs",
-    'Path(f"' + '/proc/{pid}/stat")',
+    'Path(f"/' + 'proc/{pid}/stat")',
 ])
 def test_relative_and_allowed_paths_pass(text: str) -> None:
     assert list(machine_paths(text)) == []
