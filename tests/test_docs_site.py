@@ -57,6 +57,11 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
              for path in sorted(site.rglob("*")) if path.suffix in {".html", ".json", ".csv", ".txt", ".md"}
              for line, machine_path in machine_paths(path.read_text(encoding="utf-8", errors="replace"))]
     assert not found, "\n".join(found)
+    # No process chatter on any page: the docstrings of the API reference included.
+    chatter = [f"{path.relative_to(site)}: {match.group()!r}" for path in sorted(site.rglob("*.html"))
+               for match in re.finditer(r"\bissue \d+", re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")),
+                                        re.IGNORECASE)]
+    assert not chatter, "\n".join(chatter)
 
 
 def test_the_cli_page_has_a_section_per_command() -> None:
