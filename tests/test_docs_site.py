@@ -3,6 +3,7 @@ docstring mkdocstrings cannot render all fail it; and the hooks of ``docs/hooks/
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -50,6 +51,20 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     engine = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert 'id="carcassonne_env.engine.Game"' in engine
     assert ":class:" not in engine  # the docstrings' roles became links or code
+    # Every name the engine exports is documented, and each constructor of Action.
+    import carcassonne_env.engine
+
+    for name in [*carcassonne_env.engine.__all__, "Action.place", "Action.deploy", "Action.floor", "Action.tower_top",
+                 "Action.capture", "Action.ransom", "Action.coerce", "ActionKind.PLACE"]:
+        assert f'id="carcassonne_env.engine.{name}"' in engine, name
+    assert "====" not in engine  # the reST simple tables became tables
+    # No private name in a rendered default: GameConfig's variant flags show their value.
+    text = [(path, html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8"))))
+            for path in sorted((site / "api").rglob("*.html"))]
+    assert "legacy_small_city: bool = False" in dict(text)[site / "api" / "engine" / "index.html"]
+    private = [f"{path.relative_to(site)}: {match.group()}" for path, page in text
+               for match in re.finditer(r"\w+: [^=\n]+ = _\w+", page)]
+    assert not private, "\n".join(private)
     assert "github.com/carcassonne-env/carcassonne-env/blob/main/README.md" in (
         site / "index.html").read_text(encoding="utf-8")
     # No absolute path of the building machine on any page (the --help texts of the CLI page included).
@@ -141,3 +156,31 @@ def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str, message
     built = _mkdocs_build(config, tmp_path / "site")
     assert built.returncode != 0
     assert message in built.stdout + built.stderr
+
+
+def test_a_simple_table_becomes_a_markdown_table() -> None:
+    blocks = _hook("rest_docstrings")._blocks
+    lines = ["Intro:", "", "======  ===========", "kind    meaning", "======  ===========",
+             "PLACE   put a tile", "        (R11)", "FLOOR   |dx| ≤ h", "======  ===========", "", "After."]
+    assert list(blocks(lines)) == ["Intro:", "", "", "| kind | meaning |", "|---|---|",
+                                   "| PLACE | put a tile (R11) |", "| FLOOR | \\|dx\\| ≤ h |", "", "", "After."]
+    headerless = ["=====  =======", "undo   take back", "quit   stop", "=====  =======", "After."]
+    assert list(blocks(headerless)) == ["", "* undo: take back", "* quit: stop", "", "After."]
+    assert list(blocks(["=====  ====", "no bottom border"])) == ["=====  ====", "no bottom border"]
+
+
+def test_a_private_default_shows_its_value_or_an_ellipsis(tmp_path: Path) -> None:
+    import griffe
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "from dataclasses import dataclass, field\n"
+        "_HERE = object()\n\n"
+        "def _flag(doc: str):\n    return field(default=False, metadata={'doc': doc})\n\n"
+        "@dataclass\nclass Config:\n    players: int = 2\n    strict: bool = _flag('a private helper')\n\n"
+        "def where(directory: object = _HERE, count: int = 3) -> None:\n    pass\n", encoding="utf-8")
+    extension = _hook("private_defaults").PrivateDefaults()
+    pkg = griffe.load("pkg", search_paths=[str(tmp_path)], extensions=griffe.load_extensions(extension))
+    config = pkg["Config.__init__"].parameters
+    assert [(p.name, str(p.default)) for p in config][1:] == [("players", "2"), ("strict", "False")]
+    assert [str(p.default) for p in pkg["where"].parameters] == ["...", "3"]
