@@ -73,7 +73,7 @@ def _labels(nav: Any) -> list[tuple[str, str]]:
                 if isinstance(value, list):
                     labels.extend(_labels(value))
         elif isinstance(item, str) and "://" not in item:
-            page = DOCS / item
+            page = DOCS / item if (DOCS / item).exists() else ROOT / item  # notebooks/: docs/hooks/notebooks.py
             labels.append((title(page), f"{page.relative_to(ROOT)}: its first heading"))
     return labels
 

@@ -77,6 +77,17 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
                for match in re.finditer(r"\bissue \d+", re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")),
                                         re.IGNORECASE)]
     assert not chatter, "\n".join(chatter)
+    # The notebooks are pages, rendered as committed (no outputs: not executed), their links to the docs
+    # made links into the site.
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks
+    for notebook in notebooks:
+        page = (site / "notebooks" / notebook.stem / "index.html").read_text(encoding="utf-8")
+        assert 'class="jp-Cell jp-CodeCell' in page and 'class="jp-OutputArea-child' not in page, notebook.name
+        assert "../docs/" not in page, notebook.name
+    assert 'href="../../rules/' in (site / "notebooks" / "01_environment_tour" / "index.html").read_text(
+        encoding="utf-8")
+    assert (site / "notebooks" / "index.html").exists()  # notebooks/README.md, the section's page
 
 
 def test_the_cli_page_has_a_section_per_command() -> None:
@@ -184,3 +195,17 @@ def test_a_private_default_shows_its_value_or_an_ellipsis(tmp_path: Path) -> Non
     config = pkg["Config.__init__"].parameters
     assert [(p.name, str(p.default)) for p in config][1:] == [("players", "2"), ("strict", "False")]
     assert [str(p.default) for p in pkg["where"].parameters] == ["...", "3"]
+
+
+def test_a_notebooks_link_into_the_docs_becomes_a_site_link(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
+
+    notebooks = _hook("notebooks")
+    files = Files([File("env.md", str(tmp_path), str(tmp_path / "site"), True),
+                   File("notebooks/tour.md", str(tmp_path), str(tmp_path / "site"), True)])  # a page, as the plugin's
+    page = Page("Tour", files.get_file_from_path("notebooks/tour.md"), {})  # type: ignore[arg-type]
+    html = '<a href="../docs/env.md#actions">a</a> <a href="https://example.org/">b</a>'
+    assert notebooks.site_links(html, page, files) == '<a href="../../env/#actions">a</a> <a href="https://example.org/">b</a>'
+    assert notebooks.site_links('<a href="../docs/gone.md">a</a>', page, files) == '<a href="../docs/gone.md">a</a>'
+    assert "not a page or file of the site" in caplog.text
