@@ -18,6 +18,7 @@ from source_module import load_module
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
 pytest.importorskip("mkdocstrings_handlers.python")
+pytest.importorskip("mkdocs_jupyter")  # the notebooks' pages (docs/hooks/notebooks.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS = ROOT / "docs" / "hooks"
