@@ -87,7 +87,8 @@ def _rllib(seed: int, path: Annotated[str, Named((), paths=True, note="a checkpo
 
 
 #: ``mcts:pretrained`` written out: the search of ``mcts:sims=20,guide=1,rollout_turns=0,value=afterstate``
-#: over the long run's network, one simulation fewer so that it thinks no longer a decision (issue 52).
+#: over the long run's network, one simulation fewer so that it thinks no longer a decision
+#: (the long run: docs/experiments/2026-11-29-long-run.md).
 MCTS_PRETRAINED = "mcts:sims=19,guide=1,rollout_turns=0,value=afterstate_long"
 #: The most simulations an ``mcts:`` spec may ask for a decision (guided, ~100 a second: minutes).
 MAX_SIMS = 100_000

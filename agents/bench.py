@@ -10,10 +10,10 @@ expansions, and prints simulations/s (median over ``--positions`` seeds). ``--mc
 options to the searched spec, e.g. ``guide=1,rollout_turns=0,value=linear``; ``--greedy-value``
 times greedy on another position value (``linear``).
 
-``speed`` prints the table of issue 20 on CPU time: greedy decisions/s (end-now and
-``value=linear``), MCTS simulations/s (``rollout_turns=0,value=linear`` at the opening and in
+``speed`` prints the table of docs/experiments/2026-11-search-speed.md on CPU time: greedy decisions/s (end-now
+and ``value=linear``), MCTS simulations/s (``rollout_turns=0,value=linear`` at the opening and in
 mid-game, and guided, ``guide=1``), all expansions and the base game, 2 players, and the engine's
-random games/s (base game, 2 players). Run it on the old and the new code in one session, on the
+random games/s (base game, 2 players). Run it on the old and the new code back to back, on the
 same machine, to compare (``--repeat`` takes the best of several runs of each figure); its first line
 says which engine and search agents ran: compiled or, with ``CARCASSONNE_PURE_PYTHON=1``, the Python source.
 

@@ -37,7 +37,7 @@ LINEAR_FILES: Mapping[int, str] = {2: "value_linear.json", 3: "value_linear_3p.j
 AFTERSTATE_FILES: Mapping[int, str] = {2: "afterstate_tower_2p.npz", 3: "afterstate_tower_3p.npz",
                                        4: "afterstate_tower_4p.npz", 5: "afterstate_tower_5p.npz",
                                        6: "afterstate_tower_6p.npz"}
-#: The long run's best network (issue 52: seed 0, generation 5, fitted on 5,000 self-play games), the
+#: The long run's best network (seed 0, generation 5, fitted on 5,000 self-play games), the
 #: value of ``mcts:pretrained``; 2 players on the tower variant.
 AFTERSTATE_LONG_FILES: Mapping[int, str] = {2: "afterstate_long_2p.npz"}
 

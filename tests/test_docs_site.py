@@ -3,6 +3,7 @@ docstring mkdocstrings cannot render all fail it; and the hooks of ``docs/hooks/
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -11,11 +12,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from machine_paths import machine_paths
 from source_module import load_module
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
 pytest.importorskip("mkdocstrings_handlers.python")
+pytest.importorskip("mkdocs_jupyter")  # the notebooks' pages (docs/hooks/notebooks.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS = ROOT / "docs" / "hooks"
@@ -49,8 +52,43 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     engine = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert 'id="carcassonne_env.engine.Game"' in engine
     assert ":class:" not in engine  # the docstrings' roles became links or code
+    # Every name the engine exports is documented, and each constructor of Action.
+    import carcassonne_env.engine
+
+    for name in [*carcassonne_env.engine.__all__, "Action.place", "Action.deploy", "Action.floor", "Action.tower_top",
+                 "Action.capture", "Action.ransom", "Action.coerce", "ActionKind.PLACE"]:
+        assert f'id="carcassonne_env.engine.{name}"' in engine, name
+    assert "====" not in engine  # the reST simple tables became tables
+    # No private name in a rendered default: GameConfig's variant flags show their value.
+    text = [(path, html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8"))))
+            for path in sorted((site / "api").rglob("*.html"))]
+    assert "legacy_small_city: bool = False" in dict(text)[site / "api" / "engine" / "index.html"]
+    private = [f"{path.relative_to(site)}: {match.group()}" for path, page in text
+               for match in re.finditer(r"\w+: [^=\n]+ = _\w+", page)]
+    assert not private, "\n".join(private)
     assert "github.com/carcassonne-env/carcassonne-env/blob/main/README.md" in (
         site / "index.html").read_text(encoding="utf-8")
+    # No absolute path of the building machine on any page (the --help texts of the CLI page included).
+    found = [f"{path.relative_to(site)}:{line}: {machine_path}"
+             for path in sorted(site.rglob("*")) if path.suffix in {".html", ".json", ".csv", ".txt", ".md"}
+             for line, machine_path in machine_paths(path.read_text(encoding="utf-8", errors="replace"))]
+    assert not found, "\n".join(found)
+    # No process chatter on any page: the docstrings of the API reference included.
+    chatter = [f"{path.relative_to(site)}: {match.group()!r}" for path in sorted(site.rglob("*.html"))
+               for match in re.finditer(r"\bissue \d+", re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")),
+                                        re.IGNORECASE)]
+    assert not chatter, "\n".join(chatter)
+    # The notebooks are pages, rendered as committed (no outputs: not executed), their links to the docs
+    # made links into the site.
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks
+    for notebook in notebooks:
+        page = (site / "notebooks" / notebook.stem / "index.html").read_text(encoding="utf-8")
+        assert 'class="jp-Cell jp-CodeCell' in page and 'class="jp-OutputArea-child' not in page, notebook.name
+        assert "../docs/" not in page, notebook.name
+    assert 'href="../../rules/' in (site / "notebooks" / "01_environment_tour" / "index.html").read_text(
+        encoding="utf-8")
+    assert (site / "notebooks" / "index.html").exists()  # notebooks/README.md, the section's page
 
 
 def test_the_cli_page_has_a_section_per_command() -> None:
@@ -130,3 +168,45 @@ def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str, message
     built = _mkdocs_build(config, tmp_path / "site")
     assert built.returncode != 0
     assert message in built.stdout + built.stderr
+
+
+def test_a_simple_table_becomes_a_markdown_table() -> None:
+    blocks = _hook("rest_docstrings")._blocks
+    lines = ["Intro:", "", "======  ===========", "kind    meaning", "======  ===========",
+             "PLACE   put a tile", "        (R11)", "FLOOR   |dx| ≤ h", "======  ===========", "", "After."]
+    assert list(blocks(lines)) == ["Intro:", "", "", "| kind | meaning |", "|---|---|",
+                                   "| PLACE | put a tile (R11) |", "| FLOOR | \\|dx\\| ≤ h |", "", "", "After."]
+    headerless = ["=====  =======", "undo   take back", "quit   stop", "=====  =======", "After."]
+    assert list(blocks(headerless)) == ["", "* undo: take back", "* quit: stop", "", "After."]
+    assert list(blocks(["=====  ====", "no bottom border"])) == ["=====  ====", "no bottom border"]
+
+
+def test_a_private_default_shows_its_value_or_an_ellipsis(tmp_path: Path) -> None:
+    import griffe
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "from dataclasses import dataclass, field\n"
+        "_HERE = object()\n\n"
+        "def _flag(doc: str):\n    return field(default=False, metadata={'doc': doc})\n\n"
+        "@dataclass\nclass Config:\n    players: int = 2\n    strict: bool = _flag('a private helper')\n\n"
+        "def where(directory: object = _HERE, count: int = 3) -> None:\n    pass\n", encoding="utf-8")
+    extension = _hook("private_defaults").PrivateDefaults()
+    pkg = griffe.load("pkg", search_paths=[str(tmp_path)], extensions=griffe.load_extensions(extension))
+    config = pkg["Config.__init__"].parameters
+    assert [(p.name, str(p.default)) for p in config][1:] == [("players", "2"), ("strict", "False")]
+    assert [str(p.default) for p in pkg["where"].parameters] == ["...", "3"]
+
+
+def test_a_notebooks_link_into_the_docs_becomes_a_site_link(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
+
+    notebooks = _hook("notebooks")
+    files = Files([File("env.md", str(tmp_path), str(tmp_path / "site"), True),
+                   File("notebooks/tour.md", str(tmp_path), str(tmp_path / "site"), True)])  # a page, as the plugin's
+    page = Page("Tour", files.get_file_from_path("notebooks/tour.md"), {})  # type: ignore[arg-type]
+    html = '<a href="../docs/env.md#actions">a</a> <a href="https://example.org/">b</a>'
+    assert notebooks.site_links(html, page, files) == '<a href="../../env/#actions">a</a> <a href="https://example.org/">b</a>'
+    assert notebooks.site_links('<a href="../docs/gone.md">a</a>', page, files) == '<a href="../docs/gone.md">a</a>'
+    assert "not a page or file of the site" in caplog.text

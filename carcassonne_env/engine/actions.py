@@ -1,20 +1,8 @@
 """Actions and decision phases (docs/rules.md §5).
 
 An :class:`Action` is a plain named tuple ``(kind, x, y, arg)`` so that legal-action lists are cheap
-to build and actions serialise as JSON lists:
-
-============  =================  ============================================
-kind          (x, y)             arg
-============  =================  ============================================
-PLACE         target position    rotation 0..3 (C2)
-DEPLOY        placed tile        segment slot on that tile
-FLOOR         foundation         floor colour (:class:`FloorColour`)
-TOWER_TOP     tower              0
-CAPTURE       follower position  segment slot, or :data:`TOWER_TOP_SLOT`
-NO_CAPTURE    0, 0               0
-RANSOM        0, 0               the captor paid (seat)
-PASS          0, 0               0
-============  =================  ============================================
+to build and actions serialise as JSON lists; its docstring says what each field means for each
+:class:`ActionKind`.
 """
 
 from __future__ import annotations
@@ -34,19 +22,31 @@ __all__ = [
     "as_action",
 ]
 
-#: Slot of a follower standing on top of a tower (R42).
 TOWER_TOP_SLOT: Final = -1
+"""Slot of a follower standing on top of a tower (R42): the ``arg`` of a CAPTURE of that follower."""
 
 
 class ActionKind(IntEnum):
+    """What an :class:`Action` does: the first field of every action, an answer to one of the turn's
+    decisions (docs/rules.md §5): PLACE to T2, RANSOM, DEPLOY, FLOOR, TOWER_TOP and PASS to T3,
+    CAPTURE and NO_CAPTURE to T4."""
+
     PLACE = 0
+    """T2: put the drawn tile on the board (R11, R12)."""
     DEPLOY = 1
+    """T3: put a follower on a segment of the tile just placed (R14)."""
     FLOOR = 2
+    """T3: a floor on a bare foundation or an open tower (R35 B, C; black or white with Black Tower)."""
     TOWER_TOP = 3
+    """T3: a follower from the supply onto an open tower, closing it (R35 D)."""
     CAPTURE = 4
+    """T4: capture a follower in the capture area of the tower that just got a floor (R39–R42)."""
     NO_CAPTURE = 5
+    """T4: capture nothing (capturing is optional, R39)."""
     RANSOM = 6
+    """T3, before the choice: pay 3 points to take back a follower a player holds prisoner (R48)."""
     PASS = 7
+    """T3: no follower and no floor (R35 E)."""
 
 
 class FloorColour(IntEnum):
@@ -76,6 +76,25 @@ class IllegalActionError(ValueError):
 
 
 class Action(NamedTuple):
+    """One decision: ``(kind, x, y, arg)``, what ``Game.legal_actions()`` lists and ``Game.apply`` takes.
+
+    ============  =================  ============================================
+    kind          (x, y)             arg
+    ============  =================  ============================================
+    PLACE         target position    rotation 0..3 (C2)
+    DEPLOY        placed tile        segment slot on that tile
+    FLOOR         foundation         floor colour (:class:`FloorColour`)
+    TOWER_TOP     tower              0
+    CAPTURE       follower position  segment slot, or :data:`TOWER_TOP_SLOT`
+    NO_CAPTURE    0, 0               0
+    RANSOM        0, 0               the captor paid (seat)
+    PASS          0, 0               0
+    ============  =================  ============================================
+
+    Fields a kind does not use are 0. The constructors below build each kind
+    (``Action.place(0, 1, 3)``); :meth:`coerce` reads any ``(kind, x, y, arg)`` sequence (a JSON list).
+    """
+
     kind: ActionKind
     x: int = 0
     y: int = 0
@@ -83,26 +102,33 @@ class Action(NamedTuple):
 
     @classmethod
     def place(cls, x: int, y: int, rotation: int) -> Action:
+        """PLACE the drawn tile at (x, y), turned ``rotation`` quarter-turns clockwise (0..3, C2)."""
         return cls(ActionKind.PLACE, x, y, rotation)
 
     @classmethod
     def deploy(cls, x: int, y: int, slot: int) -> Action:
+        """DEPLOY a follower on segment ``slot`` of the tile just placed at (x, y)."""
         return cls(ActionKind.DEPLOY, x, y, slot)
 
     @classmethod
     def floor(cls, x: int, y: int, colour: FloorColour = FloorColour.NORMAL) -> Action:
+        """Add a FLOOR of ``colour`` to the tower foundation at (x, y)."""
         return cls(ActionKind.FLOOR, x, y, colour)
 
     @classmethod
     def tower_top(cls, x: int, y: int) -> Action:
+        """Put a follower on TOWER_TOP of the tower at (x, y)."""
         return cls(ActionKind.TOWER_TOP, x, y, 0)
 
     @classmethod
     def capture(cls, x: int, y: int, slot: int) -> Action:
+        """CAPTURE the follower on segment ``slot`` of the tile at (x, y) (:data:`TOWER_TOP_SLOT`: the one
+        on the tower top there)."""
         return cls(ActionKind.CAPTURE, x, y, slot)
 
     @classmethod
     def ransom(cls, captor: int) -> Action:
+        """Pay a RANSOM to ``captor`` (a seat) for a follower it holds prisoner."""
         return cls(ActionKind.RANSOM, 0, 0, captor)
 
     @classmethod
@@ -138,7 +164,7 @@ class Action(NamedTuple):
         return k.name if not (self.x or self.y or self.arg) else f"{k.name} {tuple(self)[1:]}"
 
     def unused_fields_are_zero(self) -> bool:
-        """The layout table above: fields a kind does not use must be 0."""
+        """Whether the fields this action's kind does not use are 0 (the table of :class:`Action`)."""
         k = self.kind
         if k == ActionKind.PASS or k == ActionKind.NO_CAPTURE:
             return not (self.x or self.y or self.arg)

@@ -112,6 +112,6 @@ def choose_compiled(package: str, *, requires: bool = True) -> bool:
     return True
 
 
-#: True when the engine's compiled modules run, False when its Python source does.
 COMPILED: bool = choose_compiled(__package__ or "carcassonne_env.engine")
+"""True when the engine's compiled modules run, False when its Python source does."""
 

@@ -13,8 +13,8 @@ from .registry import EXPANSIONS, PLUGINS, TILE_SETS
 
 __all__ = ["EXPANSIONS", "FOLLOWERS_PER_PLAYER", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
 
-#: Followers each player owns (R2): the one definition, for play and for loading.
 FOLLOWERS_PER_PLAYER = 7
+"""Followers each player owns (R2): the one definition, for play and for loading."""
 
 
 

@@ -19,6 +19,7 @@ __all__ = ["ScoreEvent", "ScoreReason", "award", "completed_value", "field_value
 #: game when ``ScoreEvent.final``), a watchtower bonus (R64), or a ransom (R48: the payer's event
 #: has negative points, the captor's positive).
 ScoreReason = Literal["city", "road", "monastery", "field", "watchtower", "ransom"]
+"""What a :class:`ScoreEvent` scored: a feature (a field for its farmers), a watchtower's bonus or a ransom."""
 
 
 class ScoreEvent(NamedTuple):

@@ -16,6 +16,8 @@ __all__ = ["Feature", "Follower", "PlacedTile", "feature_at", "followers_on_segm
 
 
 class PlacedTile(NamedTuple):
+    """A tile on the board: its tile type at (x, y), turned ``rotation`` quarter-turns clockwise (C2)."""
+
     x: int
     y: int
     tile: TileType

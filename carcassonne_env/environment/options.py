@@ -4,16 +4,18 @@
 env options below from the game fields (anything else must be a ``GameConfig`` field, or a
 :class:`~carcassonne_env.engine.ConfigError` names it).
 
-==========  ==============  =====================================================================
-option      default         meaning
-==========  ==============  =====================================================================
-window      31              board window W (cells per side), MIN_WINDOW ≤ W ≤ MAX_WINDOW; docs/env.md
-reward      ``"win_loss"``  terminal reward: ``"win_loss"`` (+1/−1/0) or ``"score_diff"``
-shaping     0.0             weight of the per-step score-delta shaping reward (0 = off)
-shaping_    ``"current"``   the scores whose changes shaping pays: ``"current"`` (points scored) or
-scores                      ``"end_now"`` (``Game.scores_if_ended_now()``: a potential-based shaping
-                            that also values incomplete features, farmers and followers in place)
-==========  ==============  =====================================================================
+==============  ==============  =================================================================
+option          default         meaning
+==============  ==============  =================================================================
+window          31              board window W (cells per side), MIN_WINDOW ≤ W ≤ MAX_WINDOW;
+                                docs/env.md
+reward          ``"win_loss"``  terminal reward: ``"win_loss"`` (+1/−1/0) or ``"score_diff"``
+shaping         0.0             weight of the per-step score-delta shaping reward (0 = off)
+shaping_scores  ``"current"``   the scores whose changes shaping pays: ``"current"`` (points
+                                scored) or ``"end_now"`` (``Game.scores_if_ended_now()``: a
+                                potential-based shaping that also values incomplete features,
+                                farmers and followers in place)
+==============  ==============  =================================================================
 """
 
 from __future__ import annotations

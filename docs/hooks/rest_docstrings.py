@@ -8,7 +8,9 @@ doctest. mkdocstrings renders Markdown, so, for each object of a loaded package:
   page of the site, its name in code where it is not (never a warning: an object may be private or
   undocumented). The name is resolved as Python would from the object's module (its imports and members);
   a leading dot is relative to the module's package; ``~`` shows the last component only;
-* a ``::`` literal block and a doctest become fenced code blocks.
+* a ``::`` literal block and a doctest become fenced code blocks;
+* a simple table (columns under ``====  ====`` borders, a row continued on lines whose first column is
+  blank) becomes a Markdown table.
 
 The docstrings themselves stay as they are.
 """
@@ -23,6 +25,8 @@ from typing import Any
 import griffe
 
 ROLE = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj|const):`(?P<body>[^`]+)`")
+#: The border of a reST simple table: two or more runs of ``=`` separated by spaces.
+BORDER = re.compile(r"^(?P<indent>\s*)=+(?: +=+)+\s*$")
 
 
 def _target(obj: griffe.Object, name: str) -> str:
@@ -55,11 +59,60 @@ def _role(obj: griffe.Object, match: re.Match[str]) -> str:
     return f'<autoref identifier="{identifier}" optional><code>{html.escape(title)}</code></autoref>'
 
 
+def _cells(line: str, starts: list[int]) -> list[str]:
+    """The text of each column of a simple table's ``line``, the columns starting at ``starts``."""
+    bounds = [*starts[1:], max(len(line), starts[-1])]
+    return [line[start:end].strip() for start, end in zip(starts, bounds, strict=True)]
+
+
+def _simple_table(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    """The reST simple table whose top border is ``lines[i]`` in Markdown, and the index of the line after
+    its bottom border; None when ``lines[i]`` does not open one. A table with a header row (three borders
+    alike) becomes a Markdown table, one without (two) a list: ``* first column: the others``."""
+    top = lines[i]
+    border = BORDER.match(top)
+    if border is None:
+        return None
+    borders: list[int] = []
+    for j in range(i + 1, len(lines)):
+        if not lines[j].strip():
+            break
+        if lines[j].rstrip() == top.rstrip():
+            borders.append(j)
+    if not borders or borders[0] == i + 1 or len(borders) > 2 or (len(borders) == 2 and borders[1] == borders[0] + 1):
+        return None
+    starts = [match.start() for match in re.finditer(r"=+", top)]
+    rows: list[list[str]] = []
+    for j in range(i + 1, borders[-1]):
+        if j in borders:
+            continue
+        cells = _cells(lines[j], starts)
+        if cells[0] or not rows or j - 1 in borders:
+            rows.append(cells)
+        else:  # a continuation line: its text goes on in the row above
+            rows[-1] = [f"{old} {new}".strip() for old, new in zip(rows[-1], cells, strict=True)]
+    indent = border["indent"]
+    if len(borders) == 1:
+        items = [indent + f"* {row[0]}: " + " — ".join(cell for cell in row[1:] if cell) for row in rows]
+        return ["", *items, ""], borders[-1] + 1
+    if borders[0] != i + 2:  # a header of several lines: left as it is
+        return None
+    table = [indent + "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    table.insert(1, indent + "|" + "---|" * len(starts))
+    return ["", *table, ""], borders[-1] + 1
+
+
 def _blocks(lines: list[str]) -> Iterator[str]:
-    """``lines`` with each ``::`` literal block and each doctest as a fenced code block."""
+    """``lines`` with each ``::`` literal block and each doctest as a fenced code block, each simple table as
+    a Markdown table."""
     i = 0
     while i < len(lines):
         line = lines[i]
+        table = _simple_table(lines, i)
+        if table is not None:
+            yield from table[0]
+            i = table[1]
+            continue
         if line.lstrip().startswith(">>>"):
             end = i
             while end < len(lines) and lines[end].strip():

@@ -1,4 +1,4 @@
-"""A run directory copied or renamed resumes where it is now (issue 51, item 5).
+"""A run directory copied or renamed resumes where it is now.
 
 A run records paths: its state names its files (snapshots, networks, checkpoints) and its
 tournaments' settings name the agents they play by spec (``afterstate:OUT/gen_001/candidate.npz``).

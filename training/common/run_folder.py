@@ -1,4 +1,4 @@
-"""The run folder every trainer writes (issue 51, item 5): its lock, its ``state.json``, ``--resume``.
+"""The run folder every trainer writes: its lock, its ``state.json``, ``--resume``.
 
 Invariants:
 

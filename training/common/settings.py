@@ -1,5 +1,5 @@
 """A trainer's settings: the frozen dataclass every trainer parses its command line into, and the
-checks of its values at the edge (issue 21, item 4).
+checks of its values at the edge.
 
 Rules:
 

@@ -1,6 +1,6 @@
 """Warm start by imitation: behaviour cloning of a teacher agent (greedy by default).
 
-PPO from scratch against random learns to beat random but not greedy (issue 9's measurements: 95 %
+PPO from scratch against random learns to beat random but not greedy (measured when the trainer was written: 95 %
 against random, 0 of 100 against greedy). Cloning greedy first puts the policy near greedy's play,
 and its value head near the outcomes of such play; PPO then improves on it against the pool.
 
