@@ -61,6 +61,7 @@ import numpy as np
 from agents import make_agent, position_value
 from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
+from agents.extras import optional_imports
 from agents.first_place import spread_of_residuals
 from agents.manifest import verified
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
@@ -325,8 +326,9 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
     the targets centred over each position's players. Returns the network and its held-out losses
     (mean squared points of the fitted criterion) with those of the end-now value (correction 0) and
     of the linear term alone."""
-    import torch
-    from torch import nn
+    with optional_imports("carcassonne train afterstate", "train"):
+        import torch
+        from torch import nn
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -513,8 +515,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
+    with optional_imports("carcassonne train afterstate", "train"):
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))

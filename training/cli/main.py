@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentSpecError
+from agents.extras import MissingExtra
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
@@ -632,7 +633,7 @@ def _run(argv: list[str]) -> int:
         else:
             _bench(args, rest)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
-            RecordError, PlayError, WorkerLost, OSError) as e:
+            RecordError, PlayError, WorkerLost, MissingExtra, OSError) as e:
         if caused_by_ctrl_c(e):  # a Ctrl-C that a library turned into its own error
             return interrupted(argv)
         print(f"{command_name(argv)}: error: {e}{_resume_hint(e, argv)}", file=sys.stderr)

@@ -68,6 +68,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agents.extras import optional_imports
 from carcassonne_env.jsonio import load
 from training.common.checkpoints import save_model
 from training.common.cli import Command, run_command
@@ -316,8 +317,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
+    with optional_imports("carcassonne train distill", "train"):
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
