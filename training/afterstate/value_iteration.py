@@ -72,7 +72,7 @@ from training.arena import tournament
 from training.arena.backends import BACKENDS
 from training.common.cli import Command, run_command
 from training.common.curves import Band, plot_against_anchors, write_csv
-from training.common.evaluation import play, rate_against_anchors
+from training.common.evaluation import elo_words, play, rate_against_anchors
 from training.common.gate import play_gate
 from training.common.progress import RunClock
 from training.common.run_folder import cwd_relative, locked_run_state, write_json
@@ -553,7 +553,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 _write_curve(history, s.anchors, out, s.players)
                 for anchor, r in ratings.items():
                     print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
-                          f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
+                          f"Elo {elo_words(r)}  margin {r['margin']:+.1f}", flush=True)
                 save(history=history, step="play", generation=g + 1)
                 continue
             if g > s.generations:
