@@ -23,9 +23,10 @@ from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
 from carcassonne_env.argtypes import MAX_COUNT
-from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError, ScoreEvent
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlayError
+from carcassonne_env.play.score_story import event_line
 from carcassonne_env.play.terminal import TableInterrupted
 from carcassonne_env.players import EngineAgent
 from training.arena import ladder, tower_stats
@@ -227,9 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play or watch one game between agents and people",
-                          description="Play one game, seat i taken by the i-th SPEC; print the text board "
-                                      "after every turn and the final scores. A 'human' seat is played at the "
-                                      "terminal, or in the browser with --web (docs/play.md).")
+                          description="Play one game, seat i taken by the i-th SPEC. Between agents: one line a "
+                                      "turn (who placed which tile where, its follower or floor, the points "
+                                      "scored), then the final scores by category; --boards also prints the text "
+                                      "board after every turn, --quiet only the final board and scores. A 'human' "
+                                      "seat is played at the terminal, or in the browser with --web (docs/play.md).")
     play.add_argument("specs", nargs="*", metavar="SPEC",
                       help=f"2–6 seats in order: human, or an {_SPEC_HELP}")
     play.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
@@ -244,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--gif", type=_suffixed(".gif"), metavar="FILE",
                       help="also write an animated GIF of the game to FILE, one frame per turn (default: none)")
     _flag(play, "--quiet", "print only the final board and scores")
+    _flag(play, "--boards", "between agents: also print the text board and the scores after every turn")
     _flag(play, "--web", "play in the browser: serve the game on http://localhost:PORT")
     play.add_argument("--port", type=_port, metavar="PORT",
                       help=f"with --web: the port (0: any free port) (default {play_human.DEFAULT_PORT})")
@@ -390,9 +394,29 @@ def _play(args: argparse.Namespace) -> None:
         close_agents(agents)
 
 
+def _turn_line(turn: int, who: str, words: Sequence[str], events: Sequence[ScoreEvent],
+               scores: Sequence[int]) -> str:
+    """One turn of a game between agents in one line: ``turn 12: Blue (greedy) placed “…” at (2,-1);
+    put a knight on the city at (2,-1) — Blue +10: city at (2,-1), completed (scores 24, 31)``;
+    ``words``: :func:`~carcassonne_env.viewer.snapshots.describe_action` of each decision of the turn
+    (each starts with the seat's colour, said once), ``events``: the score changes of the turn."""
+    colour = who.split(" ", 1)[0]
+    line = f"turn {turn + 1}: {who} " + "; ".join(w.removeprefix(f"{colour} ") for w in words)
+    if events:
+        line += " — " + "; ".join(event_line(e) for e in events) + f" (scores {', '.join(map(str, scores))})"
+    return line
+
+
 def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[EngineAgent]) -> None:
-    """A game between ``agents`` (``carcassonne play`` without a person), shown turn by turn."""
+    """A game between ``agents`` (``carcassonne play`` without a person): a line a turn
+    (:func:`_turn_line`; unless ``--quiet``), the board after every turn with ``--boards``."""
+    from carcassonne_env.play.score_story import ScoreStory
+    from carcassonne_env.viewer.palette import SEAT_NAMES
+    from carcassonne_env.viewer.snapshots import describe_action
+
     game = Game(config, seed=args.seed)
+    game.keep_score_log()
+    names = [f"{SEAT_NAMES[seat]} ({spec})" for seat, spec in enumerate(args.specs)]
     encoder = None
     if args.frames is not None:
         from carcassonne_env.environment.observation import Encoder
@@ -401,22 +425,32 @@ def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[
         args.frames.mkdir(parents=True, exist_ok=True)
         encoder = Encoder(config, 31)
         encoder.reset(game)
-    moves: list[str] = []
+    words: list[str] = []
+    before, told = game.clone(), 0
     for move in play_out(game, agents, args.specs):
         turn = move.turn
-        moves.append(f"{args.specs[move.seat]} (seat {move.seat}): {move.action}")
+        if not args.quiet:
+            words.append(describe_action(before, move.action))
+            before = game.clone()
         if game.turn != turn or game.is_over:
             if not args.quiet:
-                print(f"\nturn {turn + 1}: " + "; ".join(moves))
+                events = [e for e in game.score_log[told:] if not e.final]
+                told = len(game.score_log)
+                print(("\n" if args.boards else "") + _turn_line(turn, names[move.seat], words, events, game.scores))
+            if args.boards:
                 print(game.render_text())
                 print(f"scores {list(game.scores)}")
-            moves = []
+            words = []
             if encoder is not None:
                 encoder.sync(game)
                 write_png(args.frames / f"turn_{turn + 1:03d}.png", render_rgb(game, encoder))
             time.sleep(args.delay)
     if args.quiet:
         print(game.render_text())
+    else:
+        final = [e for e in game.score_log if e.final]
+        gained = [sum(e.points for e in final if e.player == p) for p in range(config.players)]
+        print("end-of-game scoring: " + ", ".join(f"{SEAT_NAMES[p]} {g:+d}" for p, g in enumerate(gained)))
     if args.html is not None:
         from carcassonne_env.viewer import Replayable, write_replay_html
 
@@ -428,6 +462,9 @@ def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[
         print(f"wrote {args.gif} ({frames} frames)")
     winners = ", ".join(f"{args.specs[w]} (seat {w})" for w in game.winners())
     print(f"final scores {list(game.scores)}; winner {winners}")
+    if not args.quiet:
+        print("the scores by category:")
+        print(ScoreStory(game.score_log, (0,) * config.players, final=True).table(names))
 
 
 def _replay(args: argparse.Namespace) -> None:

@@ -55,12 +55,14 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def check_flags(args: argparse.Namespace) -> None:
-    """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames`` and
-    ``--delay`` at a table (they pace and picture a game between agents), ``--save`` and ``--force``
-    without a table, ``--port`` without ``--web``; and two outputs (the save, ``--html``, ``--gif``)
-    that are one file, which the last written would replace."""
+    """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames``,
+    ``--delay`` and ``--boards`` at a table (they pace, picture and print a game between agents),
+    ``--boards`` with ``--quiet``, ``--save`` and ``--force`` without a table, ``--port`` without
+    ``--web``; and two outputs (the save, ``--html``, ``--gif``) that are one file, which the last
+    written would replace."""
     if wanted(args):
-        for flag, value in (("--frames", args.frames), ("--delay", args.delay or None)):
+        for flag, value in (("--frames", args.frames), ("--delay", args.delay or None),
+                            ("--boards", args.boards or None)):
             if value is not None:
                 raise PlayError(f"{flag} is for a game between agents, not with a human seat, --web or --resume "
                                 "(--html and --gif are written at the end of the game)")
@@ -68,6 +70,8 @@ def check_flags(args: argparse.Namespace) -> None:
         for flag, value in (("--save", args.save), ("--force", args.force or None)):
             if value is not None:
                 raise PlayError(f"{flag} is for a table with a human seat, --web or --resume")
+    if args.boards and args.quiet:
+        raise PlayError("--boards prints the board after every turn and --quiet only the final one: choose one")
     if args.port is not None and not args.web:
         raise PlayError("--port needs --web")
     if args.trust_saved_seats and args.resume is None:
