@@ -260,6 +260,60 @@ def test_bench_specs_keep_each_agents_own_options() -> None:
 
 def test_bench_agent_times_an_agent_with_several_options(capsys: pytest.CaptureFixture[str]) -> None:
     main(["bench", "agent", "--specs", "greedy:fast=1,value=linear,random", "--games", "1"])
-    lines = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()[1:]  # after the setup
     assert len(lines) == 2
     assert lines[0].startswith("agent: greedy:fast=1,value=linear: ") and lines[1].startswith("agent: random: ")
+
+
+@pytest.mark.parametrize(("target", "setup"), [
+    ("engine", ["2 players (--players), the base game", "standard rules", "uniformly random legal actions",
+                "One thread", "compiled engine core", "pure-Python engine"]),
+    ("env", ["2 players (--players), the base game", "PettingZoo AEC env", "One thread", "pure-Python engine"]),
+    ("tournament", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules",
+                    "against itself", "1 and 2 workers", "pure-Python engine"]),
+    ("agent", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules", "every seat",
+               "--threads threads", "pure-Python engine"]),
+])
+def test_every_bench_help_names_the_setup_it_measures(target: str, setup: list[str],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", target, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in setup:
+        assert words in text, words
+
+
+def test_bench_engine_prints_its_setup_before_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    from carcassonne_env.bench import engine_words
+
+    assert main(["bench", "engine", "--games", "1", "--players", "3", "--expansions", "tower", "--seed", "4"]) == 0
+    setup, figures = capsys.readouterr().out.splitlines()
+    assert setup == ("setup: 3 players, expansions tower, standard rules; uniformly random legal actions on the "
+                     f"engine; 1 game from seed 4; 1 thread in this process; {engine_words()}")
+    assert figures.startswith("engine: ") and "decisions/s" in figures
+
+
+def test_bench_tournament_of_one_game_prints_no_nan(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "tournament", "--games", "1", "--specs", "random"]) == 0
+    setup, *lines = capsys.readouterr().out.splitlines()
+    assert setup.startswith("setup: 2 players, the tower variant") and "each agent against itself (random)" in setup
+    assert len(lines) == 2 and not any("nan" in line for line in lines)
+    assert all("— games/s after the first game (one game: none after it; give --games 2 or more)" in line
+               for line in lines)
+
+
+@pytest.mark.parametrize(("config", "words"), [
+    (GameConfig(), "2 players, the base game (no expansion), standard rules"),
+    (GameConfig(players=4, expansions=TOWER_VARIANT), "4 players, the tower variant (tower, black_tower, watchtowers), "
+                                                      "standard rules"),
+    (GameConfig(expansions=("tower",), no_ransom=True, tower_top_followers_immune=True),
+     "2 players, expansions tower, rules no_ransom, tower_top_followers_immune"),
+    (GameConfig(expansions=("tower", "black_tower"), extra_foundation_tiles=2),
+     "2 players, expansions tower, black_tower, rules extra_foundation_tiles=2"),
+    (GameConfig(tile_sets=("base", "tower")), "2 players, the base game (no expansion), tile sets base, tower, "
+                                              "standard rules"),
+])
+def test_a_game_is_named_by_its_players_expansions_tile_sets_and_rules(config: GameConfig, words: str) -> None:
+    from carcassonne_env.bench import describe_game
+
+    assert describe_game(config) == words

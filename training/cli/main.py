@@ -22,7 +22,6 @@ from agents.extras import MissingExtra
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
-from carcassonne_env.argtypes import MAX_COUNT
 from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError, ScoreEvent
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlayError
@@ -353,32 +352,58 @@ def build_parser() -> argparse.ArgumentParser:
     _add_faults(ev)
     _add_progress(ev)
 
-    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
-                           description="engine, env: random games on the engine or the PettingZoo env "
-                                       "(carcassonne_env.bench; its options --players, --tiles, --expansions, "
-                                       "--seed, --profile pass through: python -m carcassonne_env.bench --help). "
-                                       "tournament: games/s of self-play games of each --specs agent on the "
-                                       f"2-player tower variant with {' and '.join(map(str, BENCH_WORKERS))} workers "
-                                       "of --backend. agent: the CPU time of one decision of each --specs agent "
-                                       "(choose_action alone, torch on --threads threads) in self-play games of that "
-                                       "variant, in this process.")
-    bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
-    bench.add_argument("--games", type=argtypes.count, metavar="N", help="games per measurement (default: "
-                       f"{', '.join(f'{target} {games}' for target, games in BENCH_GAMES.items())})")
-    bench.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="tournament, agent: "
-                       "comma-separated agents; a spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy "
-                       "is two agents (default %(default)s)")
-    bench.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
-                       help="agent: torch threads, a core each (default %(default)s)")
-    bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run, "
-                       "as for carcassonne tournament (default %(default)s)")
-    bench.add_argument("--address", metavar="ADDR", help="tournament with --backend ray: the Ray cluster (default: "
-                       f"a local Ray of {', then '.join(map(str, BENCH_WORKERS))} cores)")
+    _add_bench(sub)
     stats = sub.add_parser("stats", help="what the tower changes: captures, ransoms, floors by colour per agent",
                            description=tower_stats.DESCRIPTION)
     tower_stats.add_arguments(stats)
     train.add_parser(sub)
     return parser
+
+
+def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``carcassonne bench TARGET``: a parser per target, whose help names the setup it measures."""
+    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
+                           description="Each TARGET measures one setup and prints it first (the game, the agents, "
+                                       "the games, threads or workers, compiled or pure-Python engine), then its "
+                                       "figures: carcassonne bench TARGET --help.")
+    targets = bench.add_subparsers(dest="target", required=True, help="what to measure")
+    ladder_game = engine_bench.describe_game(ladder.ladder_config())
+    engine = "the compiled engine core when it is installed (the pure-Python engine with CARCASSONNE_PURE_PYTHON=1)"
+    for target, what in (("engine", "random games on the engine alone: games/s, decisions/s, decisions/game"),
+                         ("env", "random games through the PettingZoo env: AEC steps/s with observations and masks")):
+        p = targets.add_parser(target, help=what, description=(
+            f"Measure {what}. The game: 2 players (--players), the base game (--expansions to add expansions, "
+            f"--tiles for other tile sets), standard rules. The agents: {engine_bench.AGENTS[target]}. One thread in "
+            f"this process, {engine}. The setup is printed first (python -m carcassonne_env.bench {target} is the "
+            "same command)."))
+        engine_bench.add_arguments(p, target)
+    p = targets.add_parser("tournament", help="games/s of self-play games on 1 and 2 workers", description=(
+        "Games/s of self-play games of each --specs agent against itself (seeds 0 to N-1) in the game of "
+        f"{ladder_game}, "
+        f"with {' and '.join(map(str, BENCH_WORKERS))} workers of --backend: after the first game, and with the "
+        f"start-up; {engine}. The setup is printed first."))
+    p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["tournament"], metavar="N",
+                   help="games per measurement, at least 2 for the rate after the first game (default %(default)s)")
+    _add_bench_specs(p)
+    p.add_argument("--backend", choices=BACKENDS, default="process", help="where the games run, as for carcassonne "
+                   "tournament (default %(default)s)")
+    p.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster (default: a local Ray of "
+                   f"{', then '.join(map(str, BENCH_WORKERS))} cores)")
+    p = targets.add_parser("agent", help="the CPU time of one decision of each --specs agent", description=(
+        "The CPU time of one decision of each --specs agent (choose_action alone), playing itself in every seat of "
+        f"--games games (seeds 0 to N-1) in the game of {ladder_game}, in this process, torch on --threads threads, "
+        f"{engine}; "
+        "a search agent's simulations per CPU second on the same recorded positions. The setup is printed first."))
+    p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["agent"], metavar="N",
+                   help="games per agent (default %(default)s)")
+    _add_bench_specs(p)
+    p.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
+                   help="torch threads, a core each (default %(default)s)")
+
+
+def _add_bench_specs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="comma-separated agents; a spec's "
+                   "own options stay with it, e.g. mcts:sims=20,guide=1,greedy is two agents (default %(default)s)")
 
 
 def _play(args: argparse.Namespace) -> None:
@@ -562,65 +587,57 @@ def _evaluate(args: argparse.Namespace) -> None:
               "stored: some were forfeited or played under --move-time-limit or by other code", file=sys.stderr)
 
 
-def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
+def _bench(args: argparse.Namespace) -> None:
+    """``carcassonne bench TARGET``: the setup's line, then the figures of each measurement."""
     if args.target in ("engine", "env"):
-        from carcassonne_env import bench
-
-        _check_bench_numbers(rest)
-        bench.main([args.target, *rest, *(["--games", str(args.games)] if args.games else [])])
+        engine_bench.run(args.target, args)
         return
-    if rest:
-        raise ScheduleError(f"bench {args.target}: unrecognised arguments {' '.join(rest)}")
     config, specs = ladder.ladder_config(), spec_list(args.specs)
     if not specs:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
+    game = engine_bench.describe_game(config)
     if args.target == "agent":
+        from agents import COMPILED as SEARCH_COMPILED
         from training.arena.decision_time import decision_times, recorded_positions, simulation_rate
 
-        games = args.games or BENCH_GAMES["agent"]
+        search = " and search agents" if SEARCH_COMPILED else ""
+        print(f"setup: {game}; each agent in every seat ({', '.join(specs)}); {args.games} game(s) each from seed 0, "
+              f"in this process; torch on {args.threads} thread(s); {engine_bench.engine_words()}{search}", flush=True)
         for spec in specs:
-            print(decision_times(spec, games, config, threads=args.threads).line())
-        positions = recorded_positions(config, games)
+            print(decision_times(spec, args.games, config, threads=args.threads).line())
+        positions = recorded_positions(config, args.games)
         for spec in specs:
             rate = simulation_rate(spec, positions, threads=args.threads)
             if rate is not None:
                 print(f"agent: {spec}: {rate:.0f} simulations/s (CPU) over the same {len(positions)} recorded "
-                      f"positions (every 4th decision of {games} greedy:fast=1 games)")
+                      f"positions (every 4th decision of {args.games} greedy:fast=1 games)")
         return
     from training.arena.tournament import play_fixtures
 
-    backend = _backend(args)
+    backend, games = _backend(args), args.games
+    print(f"setup: {game}; each agent against itself ({', '.join(specs)}); {games} game(s) each from seed 0; "
+          f"{' and '.join(map(str, BENCH_WORKERS))} workers of --backend {args.backend}; "
+          f"{engine_bench.engine_words()}", flush=True)
     for spec in specs:
-        games = args.games or BENCH_GAMES["tournament"]
         fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
         for workers in BENCH_WORKERS:
             start = time.perf_counter()
             finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers, backend=backend)]
-            steady = (games - 1) / (finished[-1] - finished[0]) if games > 1 else math.nan
-            print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): {steady:.2f} games/s after "
-                  f"the first game, {games / (finished[-1] - start):.2f} games/s with start-up ({games} games, "
-                  "2-player tower variant)")
+            print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): "
+                  f"{_steady_rate(finished)}, {games / (finished[-1] - start):.2f} games/s with start-up "
+                  f"({games} game{'s' if games > 1 else ''})")
 
 
-def _check_bench_numbers(rest: Sequence[str]) -> None:
-    """The integer options passed through to carcassonne_env.bench, checked here: --seed ≥ 0, --games
-    from 1 to :data:`MAX_COUNT` (``--players``, ``--tiles`` and ``--expansions`` are checked by the
-    game's configuration)."""
-    items = list(rest)
-    for i, item in enumerate(items):
-        name, _, value = item.partition("=")
-        if name not in ("--seed", "--games"):
-            continue
-        value = value if "=" in item else (items[i + 1] if i + 1 < len(items) else "")
-        try:
-            number = int(value)
-        except ValueError:
-            raise ScheduleError(f"{name}: expected an integer, got {value!r}") from None
-        if number < (0 if name == "--seed" else 1):
-            raise ScheduleError(f"{name}: expected an integer ≥ {0 if name == '--seed' else 1}, got {value!r}")
-        if name == "--games" and number > MAX_COUNT:
-            raise ScheduleError(f"{name}: expected at most {MAX_COUNT:,}, got {value!r}")
+def _steady_rate(finished: Sequence[float]) -> str:
+    """Games/s after the first game, from the times the games finished: ``2.15 games/s after the
+    first game``, or a dash and the reason when there is none (never ``nan``): one game, or every
+    game finished at the same moment."""
+    if len(finished) < 2:
+        return "— games/s after the first game (one game: none after it; give --games 2 or more)"
+    if finished[-1] <= finished[0]:
+        return "— games/s after the first game (every game finished at the same moment)"
+    return f"{(len(finished) - 1) / (finished[-1] - finished[0]):.2f} games/s after the first game"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -651,6 +668,9 @@ def _run(argv: list[str]) -> int:
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if rest:  # bench: one line naming the target, not the usage of the whole command
+        print(f"carcassonne bench {args.target}: error: unrecognised arguments {' '.join(rest)}", file=sys.stderr)
+        return 2
     try:
         if args.command == "play":
             _play(args)
@@ -668,7 +688,7 @@ def _run(argv: list[str]) -> int:
         elif args.command == "stats":
             return tower_stats.run(args, "carcassonne stats")
         else:
-            _bench(args, rest)
+            _bench(args)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
             RecordError, PlayError, WorkerLost, MissingExtra, OSError) as e:
         if caused_by_ctrl_c(e):  # a Ctrl-C that a library turned into its own error
