@@ -65,7 +65,9 @@ class RLlibAgent:
     """Observation-level policy (``act(observation, action_mask) -> int``) of an RLlib checkpoint."""
 
     def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
-        self.module = load_module(module_path(path))
+        #: The module directory of the checkpoint (:func:`module_path`).
+        self.path = module_path(path)
+        self.module = load_module(self.path)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
         #: The board window the module was trained with (cells per side).

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentSpecError
+from agents.compat import warn_unchecked_game
 from agents.extras import MissingExtra
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
@@ -413,6 +414,8 @@ def _play(args: argparse.Namespace) -> None:
         return
     config = _config(args, len(args.specs))
     agents = build_agents(args.specs, args.seed, config)
+    for agent, spec in zip(agents, args.specs, strict=True):
+        warn_unchecked_game(agent, spec)
     try:
         _play_agents(args, config, agents)
     finally:
@@ -514,7 +517,9 @@ def _check_specs(specs: Sequence[str], config: GameConfig) -> None:
     """Build every spec once and check it fits ``config``: :class:`AgentSpecError` naming the bad one."""
     for spec in dict.fromkeys(specs):
         try:
-            close_agent(seat_agent(spec, seed=0, config=config))  # a file or module agent: built in its process
+            agent = seat_agent(spec, seed=0, config=config)  # a file or module agent: built in its process
+            warn_unchecked_game(agent, spec)
+            close_agent(agent)
         except AgentSpecError:
             raise
         except ValueError as e:
