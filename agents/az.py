@@ -59,6 +59,7 @@ from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.observation import Encoder
 
 from .az_tree import Chance, Node, improved_policy, select_child, select_outcome, sigma
+from .extras import optional_imports
 from .information import public_state
 from .manifest import PRETRAINED_DIR, verified
 from .thinking_limit import ThinkingTimeout, checked_limit
@@ -282,7 +283,8 @@ class AZAgent:
 @functools.lru_cache(maxsize=4)
 def load_net(path: Path) -> PVNet:
     """The network saved at ``path``, loaded once per process (as data: :meth:`PVNet.load`)."""
-    from .nets.pv_net import PVNet
+    with optional_imports("the az: agents", "train"):
+        from .nets.pv_net import PVNet
 
     return PVNet.load(path)
 

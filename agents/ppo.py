@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
+from .extras import MissingExtra, optional_imports
 from .manifest import PRETRAINED_DIR, verified
 
 __all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
@@ -39,6 +40,8 @@ __all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "reso
 SHIPPED = {"pretrained": PRETRAINED_DIR / "tower_2p.zip", "distilled": PRETRAINED_DIR / "distilled_tower_2p.zip",
            "reach": PRETRAINED_DIR / "reach_tower_2p.zip", "pooled": PRETRAINED_DIR / "pooled_tower_2p.zip"}
 PRETRAINED = SHIPPED["pretrained"]
+#: What needs the train extra's torch and Stable-Baselines3 (:func:`agents.extras.optional_imports`).
+_NEEDED_BY = "the ppo: agents"
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -58,7 +61,8 @@ def resolve_checkpoint(path: str | Path) -> Path:
 def load_policy(path: Path) -> Any:
     """The policy of the MaskablePPO model at ``path`` on the CPU, loaded once per process
     (:func:`agents.nets.policy.load_policy`)."""
-    from .nets.policy import load_policy as load
+    with optional_imports(_NEEDED_BY, "train"):
+        from .nets.policy import load_policy as load
 
     return load(path)
 
@@ -70,6 +74,8 @@ class PPOAgent:
         self.path = resolve_checkpoint(path)
         try:
             self.policy = load_policy(self.path)
+        except MissingExtra:
+            raise
         except Exception as e:
             raise ValueError(f"{self.path}: not a loadable MaskablePPO model ({type(e).__name__}: {e})") from None
         self.sample = sample
@@ -84,7 +90,8 @@ class PPOAgent:
         return str(getattr(self.policy, "prior", ""))
 
     def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
-        import torch
+        with optional_imports(_NEEDED_BY, "train"):
+            import torch
 
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():

@@ -21,12 +21,16 @@ import numpy.typing as npt
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
+from .extras import optional_imports
+
 __all__ = ["MODULE_ID", "RLlibAgent", "load_module", "make_rllib", "module_path"]
 
 #: The id of the module (policy) every seat shares.
 MODULE_ID = "shared"
 #: Where an algorithm checkpoint keeps its learner's modules (RLlib's component names).
 _MODULES = Path("learner_group", "learner", "rl_module")
+#: What needs the ray extra's Ray RLlib and torch (:func:`agents.extras.optional_imports`).
+_NEEDED_BY = "the rllib: agents"
 
 
 def module_path(checkpoint: str | Path) -> Path:
@@ -43,12 +47,10 @@ def module_path(checkpoint: str | Path) -> Path:
 @functools.lru_cache(maxsize=8)
 def load_module(path: Path) -> Any:
     """The RLModule at ``path`` (:func:`module_path`) on the CPU in eval mode, once per process."""
-    try:
+    with optional_imports(_NEEDED_BY, "ray"):
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         from .nets import rllib_module  # noqa: F401  (the class a checkpoint names, for legacy_module_names)
-    except ModuleNotFoundError as e:
-        raise ValueError(f"rllib: needs the ray extra (pip install 'carcassonne-env[ray]'): {e}") from None
     from .nets.legacy import legacy_module_names
 
     with legacy_module_names():  # checkpoints saved under the trainer's old module names
@@ -63,14 +65,17 @@ class RLlibAgent:
     """Observation-level policy (``act(observation, action_mask) -> int``) of an RLlib checkpoint."""
 
     def __init__(self, path: str | Path, seed: int = 0, sample: bool = False) -> None:
-        self.module = load_module(module_path(path))
+        #: The module directory of the checkpoint (:func:`module_path`).
+        self.path = module_path(path)
+        self.module = load_module(self.path)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
         #: The board window the module was trained with (cells per side).
         self.window = int(self.module.net.features_extractor.window)
 
     def act(self, observation: dict[str, np.ndarray], action_mask: npt.NDArray[np.int8]) -> int:
-        import torch
+        with optional_imports(_NEEDED_BY, "ray"):
+            import torch
 
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():

@@ -8,6 +8,12 @@ all legal actions of that decision. Last line:
 mask at every ``last()``. Last line:
 ``env: <steps/s> steps/s (last()+step() with observation and mask)``.
 
+The first line names the setup the figures belong to (:func:`setup_line`): the game (players,
+expansions, tile sets, rule flags: :func:`describe_game`), the agents, the games and seeds, one
+thread, and which engine ran (the compiled core or the Python source, :func:`engine_words`), e.g.
+``setup: 2 players, the base game (no expansion), standard rules; uniformly random legal actions;
+300 games from seed 0; 1 thread in this process; the compiled engine core``.
+
 ``--profile`` prints the top of a cProfile of the run before the figures.
 """
 
@@ -22,11 +28,52 @@ import time
 from collections.abc import Callable, Sequence
 
 from . import argtypes
-from .engine import Game, GameConfig
+from .engine import COMPILED, Game, GameConfig
 from .engine.playout import random_playout
+from .engine.registry import TOWER_VARIANT
+
+__all__ = ["AGENTS", "DEFAULT_GAMES", "add_arguments", "bench_engine", "bench_env", "describe_game",
+           "engine_words", "main", "run", "setup_line"]
 
 #: Games per measurement when ``--games`` is not given, by target.
 DEFAULT_GAMES: dict[str, int] = {"engine": 300, "env": 50}
+#: What plays each target's games, in words.
+AGENTS: dict[str, str] = {
+    "engine": "uniformly random legal actions on the engine",
+    "env": "uniformly random legal actions through the PettingZoo AEC env (last() + step(), with the "
+           "observation and the action mask at every step)",
+}
+
+
+def describe_game(config: GameConfig) -> str:
+    """The game of ``config`` in words: ``2 players, the tower variant (tower, black_tower,
+    watchtowers), standard rules``; tile sets other than the expansions' own and every rule flag
+    that is set are named (``rules no_ransom, extra_foundation_tiles=2``)."""
+    if config.expansions == TOWER_VARIANT:
+        game = f"the tower variant ({', '.join(config.expansions)})"
+    elif config.expansions:
+        game = f"expansions {', '.join(config.expansions)}"
+    else:
+        game = "the base game (no expansion)"
+    text = f"{config.players} players, {game}"
+    if config.tile_sets != GameConfig(expansions=config.expansions).tile_sets:
+        text += f", tile sets {', '.join(config.tile_sets or ())}"
+    plain = GameConfig(players=config.players, expansions=config.expansions, tile_sets=config.tile_sets).to_dict()
+    rules = [key if value is True else f"{key}={value}"
+             for key, value in config.to_dict().items() if value != plain[key]]
+    return text + (f", rules {', '.join(rules)}" if rules else ", standard rules")
+
+
+def engine_words() -> str:
+    """Which engine runs in this process: ``the compiled engine core`` or ``the pure-Python engine``
+    (:data:`~carcassonne_env.engine.COMPILED`)."""
+    return "the compiled engine core" if COMPILED else "the pure-Python engine"
+
+
+def setup_line(config: GameConfig, agents: str, games: int, seed: int) -> str:
+    """The first line of a benchmark's output (module docstring)."""
+    return (f"setup: {describe_game(config)}; {agents}; {games} game{'s' if games != 1 else ''} from seed {seed}; "
+            f"1 thread in this process; {engine_words()}")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -80,38 +127,55 @@ def _run(fn: Callable[[], tuple[float, int]], profile: bool) -> tuple[float, int
     return result
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("target", choices=("engine", "env"), help="what to measure: the engine alone, or the "
-                        "PettingZoo env with its observations and masks")
+def add_arguments(parser: argparse.ArgumentParser, target: str | None = None) -> None:
+    """The options of ``target`` (``engine`` or ``env``; None: either, the default games said per target)."""
     parser.add_argument("--players", type=int, default=2, metavar="N",
                         help="players per game, 2–6 (default %(default)s)")
     parser.add_argument("--tiles", default="", metavar="NAME,NAME",
                         help="comma-separated tile sets (default: the base set and the expansions')")
     parser.add_argument("--expansions", default="", metavar="NAME,NAME",
                         help="comma-separated expansions: tower, black_tower, watchtowers (default: '', the base game)")
-    parser.add_argument("--games", type=argtypes.count, default=None, metavar="N",
-                        help=f"games to play (default: {', '.join(f'{t} {n}' for t, n in DEFAULT_GAMES.items())})")
+    if target is None:
+        parser.add_argument("--games", type=argtypes.count, default=None, metavar="N",
+                            help=f"games to play (default: {', '.join(f'{t} {n}' for t, n in DEFAULT_GAMES.items())})")
+    else:
+        parser.add_argument("--games", type=argtypes.count, default=DEFAULT_GAMES[target], metavar="N",
+                            help="games to play (default %(default)s)")
     parser.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
                         help="the first game's seed; game g plays seed N+g (default %(default)s)")
     parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=False,
                         help="print the top of a cProfile of the run before the figures (default: off)")
-    args = parser.parse_args(argv)
-    try:
-        config = _config(args)
-    except ValueError as e:  # ConfigError: --players, --tiles or --expansions
-        parser.error(str(e))
-    if args.target == "engine":
-        games = args.games or DEFAULT_GAMES["engine"]
+
+
+def run(target: str, args: argparse.Namespace) -> None:
+    """Measure ``target`` (``engine`` or ``env``) with the options of :func:`add_arguments`: the setup
+    line, then the figures (module docstring). A bad --players, --tiles or --expansions raises
+    :class:`~carcassonne_env.engine.ConfigError` before anything runs."""
+    config = _config(args)
+    games = args.games or DEFAULT_GAMES[target]
+    print(setup_line(config, AGENTS[target], games, args.seed), flush=True)
+    if target == "engine":
         seconds, decisions = _run(lambda: bench_engine(config, games, args.seed), args.profile)
         print(
             f"engine: {games / seconds:.1f} games/s, {decisions / seconds:.0f} decisions/s, "
             f"{decisions / games:.1f} decisions/game"
         )
     else:
-        games = args.games or DEFAULT_GAMES["env"]
         seconds, steps = _run(lambda: bench_env(config, games, args.seed), args.profile)
         print(f"env: {steps / seconds:.0f} steps/s (last()+step() with observation and mask)")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m carcassonne_env.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("target", choices=("engine", "env"), help="what to measure: the engine alone, or the "
+                        "PettingZoo env with its observations and masks")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        _config(args)
+    except ValueError as e:  # ConfigError: --players, --tiles or --expansions
+        parser.error(str(e))
+    run(args.target, args)
 
 
 if __name__ == "__main__":

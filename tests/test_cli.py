@@ -3,6 +3,7 @@
 import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,8 @@ def test_every_option_and_argument_has_help() -> None:
         (["tournament", "random", "greedy", "--address", "auto"], "--address: only --backend ray runs on a cluster"),
         (["play", "random"] * 1 + ["random"] * 6, "players: must be 2–6"),
         (["play", "random"], "players: must be 2–6"),
+        (["play", "random", "greedy", "--boards", "--quiet"], "--boards prints the board after every turn and "
+                                                              "--quiet only the final one: choose one"),
     ],
 )
 def test_bad_arguments_give_one_line_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,7 +110,7 @@ def test_demo_refuses_seven_players_without_a_traceback(capsys: pytest.CaptureFi
     assert "players: must be 2–6" in capsys.readouterr().err
 
 
-def test_play_prints_the_board_and_writes_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_prints_a_line_a_turn_and_writes_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "random", "random", "--expansions", "", "--seed", "3", "--frames", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "turn 1:" in out and "final scores" in out
@@ -125,6 +128,41 @@ def _without_timings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _games(out: Path) -> list[dict[str, Any]]:
     return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()),
                   key=lambda g: int(g["index"]))
+
+
+def test_a_game_between_agents_is_one_line_a_turn_without_boards(capsys: pytest.CaptureFixture[str]) -> None:
+    """Watching ``play random greedy``: a line per turn saying who placed what where and what scored,
+    the end-of-game scoring, the final scores and their breakdown; no board."""
+    specs = ["random", "greedy"]
+    assert main(["play", *specs, "--expansions", "", "--seed", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    game = play_match(GameConfig(players=2), specs, seed=5).record.replay()
+    winners = ", ".join(f"{specs[w]} (seat {w})" for w in game.winners())
+    turns = [line for line in lines if line.startswith("turn ")]
+    assert [line.split(":")[0] for line in turns] == [f"turn {t + 1}" for t in range(game.turn + 1)]
+    assert turns[0].startswith("turn 1: Red (random) placed “") and turns[1].startswith("turn 2: Blue (greedy) placed")
+    scoring = next(line for line in turns if " — " in line)  # a turn that scored: who, how many, why, where
+    assert re.search(r" — (Red|Blue) [+-]\d+: \w+ at \(-?\d+,-?\d+\)", scoring) and "(scores " in scoring
+    assert lines[len(turns)].startswith("end-of-game scoring: Red +")
+    assert lines[len(turns) + 1:len(turns) + 3] == [f"final scores {list(game.scores)}; winner {winners}",
+                                                    "the scores by category:"]
+    assert len(lines) == len(turns) + 3 + 3  # the table: a heading and a row per player
+    assert game.render_text().splitlines()[0] not in lines  # no board
+
+
+def test_play_boards_prints_the_board_after_every_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "random", "random", "--expansions", "", "--seed", "3", "--boards"]) == 0
+    out = capsys.readouterr().out
+    game = play_match(GameConfig(players=2), ["random", "random"], seed=3).record.replay()
+    assert out.count("\nscores [") == game.turn + 1
+    assert game.render_text() + f"\nscores {list(game.scores)}" in out
+
+
+def test_play_quiet_prints_the_final_board_and_scores_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "random", "random", "--expansions", "", "--seed", "3", "--quiet"]) == 0
+    game = play_match(GameConfig(players=2), ["random", "random"], seed=3).record.replay()
+    winners = ", ".join(f"random (seat {w})" for w in game.winners())
+    assert capsys.readouterr().out == f"{game.render_text()}\nfinal scores {list(game.scores)}; winner {winners}\n"
 
 
 @pytest.fixture
@@ -215,6 +253,60 @@ def test_bench_specs_keep_each_agents_own_options() -> None:
 
 def test_bench_agent_times_an_agent_with_several_options(capsys: pytest.CaptureFixture[str]) -> None:
     main(["bench", "agent", "--specs", "greedy:fast=1,value=linear,random", "--games", "1"])
-    lines = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()[1:]  # after the setup
     assert len(lines) == 2
     assert lines[0].startswith("agent: greedy:fast=1,value=linear: ") and lines[1].startswith("agent: random: ")
+
+
+@pytest.mark.parametrize(("target", "setup"), [
+    ("engine", ["2 players (--players), the base game", "standard rules", "uniformly random legal actions",
+                "One thread", "compiled engine core", "pure-Python engine"]),
+    ("env", ["2 players (--players), the base game", "PettingZoo AEC env", "One thread", "pure-Python engine"]),
+    ("tournament", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules",
+                    "against itself", "1 and 2 workers", "pure-Python engine"]),
+    ("agent", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules", "every seat",
+               "--threads threads", "pure-Python engine"]),
+])
+def test_every_bench_help_names_the_setup_it_measures(target: str, setup: list[str],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", target, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in setup:
+        assert words in text, words
+
+
+def test_bench_engine_prints_its_setup_before_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    from carcassonne_env.bench import engine_words
+
+    assert main(["bench", "engine", "--games", "1", "--players", "3", "--expansions", "tower", "--seed", "4"]) == 0
+    setup, figures = capsys.readouterr().out.splitlines()
+    assert setup == ("setup: 3 players, expansions tower, standard rules; uniformly random legal actions on the "
+                     f"engine; 1 game from seed 4; 1 thread in this process; {engine_words()}")
+    assert figures.startswith("engine: ") and "decisions/s" in figures
+
+
+def test_bench_tournament_of_one_game_prints_no_nan(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "tournament", "--games", "1", "--specs", "random"]) == 0
+    setup, *lines = capsys.readouterr().out.splitlines()
+    assert setup.startswith("setup: 2 players, the tower variant") and "each agent against itself (random)" in setup
+    assert len(lines) == 2 and not any("nan" in line for line in lines)
+    assert all("— games/s after the first game (one game: none after it; give --games 2 or more)" in line
+               for line in lines)
+
+
+@pytest.mark.parametrize(("config", "words"), [
+    (GameConfig(), "2 players, the base game (no expansion), standard rules"),
+    (GameConfig(players=4, expansions=TOWER_VARIANT), "4 players, the tower variant (tower, black_tower, watchtowers), "
+                                                      "standard rules"),
+    (GameConfig(expansions=("tower",), no_ransom=True, tower_top_followers_immune=True),
+     "2 players, expansions tower, rules no_ransom, tower_top_followers_immune"),
+    (GameConfig(expansions=("tower", "black_tower"), extra_foundation_tiles=2),
+     "2 players, expansions tower, black_tower, rules extra_foundation_tiles=2"),
+    (GameConfig(tile_sets=("base", "tower")), "2 players, the base game (no expansion), tile sets base, tower, "
+                                              "standard rules"),
+])
+def test_a_game_is_named_by_its_players_expansions_tile_sets_and_rules(config: GameConfig, words: str) -> None:
+    from carcassonne_env.bench import describe_game
+
+    assert describe_game(config) == words

@@ -25,7 +25,7 @@ from agents.isolation import DEFAULT_MOVE_TIME_LIMIT
 from carcassonne_env import bench as engine_bench
 from carcassonne_env.play.server import DEFAULT_PORT, HINT_SECONDS, MAX_BODY, REQUEST_SECONDS, SOCKET_TIMEOUT
 from training.arena.backends import DEFAULT_WORKERS
-from training.cli.main import BENCH_GAMES, TOURNAMENT_SEEDS, build_parser
+from training.cli.main import TOURNAMENT_SEEDS, build_parser
 from training.cli.play_human import DEFAULT_SAVE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,6 @@ DECIDED_LATER: dict[tuple[str, str], object] = {
     ("carcassonne tournament", "--workers"): DEFAULT_WORKERS,
     ("carcassonne tournament", "--move-time-limit"): DEFAULT_MOVE_TIME_LIMIT,
     ("carcassonne evaluate", "--move-time-limit"): DEFAULT_MOVE_TIME_LIMIT,
-    ("carcassonne bench", "--games"): BENCH_GAMES,
     ("python -m carcassonne_env.bench", "--games"): engine_bench.DEFAULT_GAMES,
 }
 

@@ -27,9 +27,12 @@ def test_no_games_is_refused() -> None:
         decision_times("random", 0, TOWER)
 
 
-def test_the_command_prints_one_line_per_agent(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_prints_its_setup_then_one_line_per_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "agent", "--specs", "random,greedy:fast=1", "--games", "1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    setup, *lines = capsys.readouterr().out.splitlines()
+    assert setup.startswith("setup: 2 players, the tower variant (tower, black_tower, watchtowers), standard rules; "
+                            "each agent in every seat (random, greedy:fast=1); 1 game(s) each from seed 0, in this "
+                            "process; torch on 1 thread(s); the ")
     assert [line.split(":")[1].strip() for line in lines] == ["random", "greedy"]
     assert all("ms CPU a decision" in line for line in lines)
 
@@ -44,5 +47,5 @@ def test_a_search_agent_gets_its_simulations_per_second_on_the_recorded_position
 
 def test_the_command_prints_the_simulations_per_second_of_a_search_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "agent", "--specs", "greedy:fast=1,mcts:sims=3", "--games", "1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()[1:]  # after the setup
     assert len(lines) == 3 and "simulations/s (CPU) over the same" in lines[2] and "mcts:sims=3" in lines[2]

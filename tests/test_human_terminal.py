@@ -266,6 +266,7 @@ def test_html_and_gif_are_written_at_the_end_of_a_human_game(tmp_path: Path, mon
 @pytest.mark.parametrize(("argv", "message"), [
     (["human", "random", "--frames", "frames"], "--frames is for a game between agents"),
     (["human", "random", "--delay", "1"], "--delay is for a game between agents"),
+    (["human", "random", "--boards"], "--boards is for a game between agents"),
     (["random", "random", "--save", "x.json"], "--save is for a table with a human seat"),
     (["random", "random", "--port", "9000"], "--port needs --web"),
     (["human", "random", "--port", "9000"], "--port needs --web"),

@@ -55,7 +55,8 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(
     assert status == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    assert "needs Ray, which is not installed: pip install 'carcassonne-env[ray]'" in err
+    assert ("ray is not installed (needed by --backend ray): install the ray extra: "
+            "pip install 'carcassonne-env[ray]'") in err
 
 
 @pytest.mark.parametrize(("address", "message"), [

@@ -61,6 +61,7 @@ import numpy as np
 from agents import make_agent, position_value
 from agents.afterstate import PRETRAINED
 from agents.evaluation import PositionValue
+from agents.extras import optional_imports
 from agents.first_place import spread_of_residuals
 from agents.manifest import verified
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
@@ -71,7 +72,7 @@ from training.arena import tournament
 from training.arena.backends import BACKENDS
 from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
-from training.common.evaluation import play, rate_against_anchors
+from training.common.evaluation import elo_words, play, rate_against_anchors
 from training.common.gate import play_gate
 from training.common.progress import RunClock
 from training.common.run_folder import cwd_relative, locked_run_state, write_json
@@ -312,8 +313,9 @@ def fit_value_net(samples: Samples, s: Settings, seed: int, config: dict[str, An
     the targets centred over each position's players. Returns the network and its held-out losses
     (mean squared points of the fitted criterion) with those of the end-now value (correction 0) and
     of the linear term alone."""
-    import torch
-    from torch import nn
+    with optional_imports("carcassonne train afterstate", "train"):
+        import torch
+        from torch import nn
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -500,8 +502,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
+    with optional_imports("carcassonne train afterstate", "train"):
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
@@ -537,7 +540,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 _write_curve(history, s.anchors, out, s.players)
                 for anchor, r in ratings.items():
                     print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
-                          f"Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
+                          f"Elo {elo_words(r)}  margin {r['margin']:+.1f}", flush=True)
                 save(history=history, step="play", generation=g + 1)
                 continue
             if g > s.generations:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Generator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
+from agents.extras import optional_imports
 from agents.isolation import ctrl_c_blocked
 
 from .ctrl_c import ctrl_c_deferred
@@ -327,7 +328,8 @@ def ray_tasks(
 
 def _play_on_node(config: dict[str, Any], seats: tuple[str, ...], seed: int, index: int) -> tuple[dict[str, Any], str]:
     """:func:`~training.arena.match.play_match_data` in a Ray task, and the id of the node it ran on."""
-    import ray
+    with optional_imports("--backend ray", "ray"):
+        import ray
 
     return play_match_data(config, seats, seed, index), ray.get_runtime_context().get_node_id()
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from agents.extras import MissingExtra
 from agents.isolation import (
     DEFAULT_MOVE_TIME_LIMIT,
     AgentBuildError,
@@ -226,6 +227,8 @@ def build_agents(seats: Sequence[str], seed: int, config: GameConfig,
             raise AgentFailure(s, spec, e.kind, str(e)) from None
         if isinstance(e, SystemExit):
             raise AgentFailure(s, spec, "exit", f"called sys.exit({e.code!r}) while being built") from None
+        if isinstance(e, MissingExtra):  # says what to install
+            raise AgentFailure(s, spec, "exception", f"could not be built: {e}") from None
         raise AgentFailure(s, spec, "exception", f"could not be built: {type(e).__name__}: {e}") from None
     return agents
 

@@ -1,4 +1,5 @@
-"""Ray, imported only when asked for: the ``ray`` extra, a local Ray or a cluster, one error type.
+"""Ray, imported only when asked for: the ``ray`` extra, a local Ray or a cluster, one error type
+(and :class:`~agents.extras.MissingExtra` naming the ray extra when Ray is not installed).
 
 Both Ray users of the project (the tournament's ``ray`` back-end and the RLlib trainer) start Ray
 through :func:`ray_session`: with no address it starts a private local Ray (``num_cpus`` cores, no
@@ -18,6 +19,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+from agents.extras import optional_imports
+
 from .ctrl_c import ctrl_c_deferred
 
 __all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ray", "local_options", "ray_session"]
@@ -26,21 +29,16 @@ __all__ = ["CONNECT_SECONDS", "LOCAL_OBJECT_STORE_BYTES", "RayError", "import_ra
 CONNECT_SECONDS = 5.0
 #: Object store of a local Ray started by :func:`ray_session` (games and weights are small).
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2
-_INSTALL = "pip install 'carcassonne-env[ray]' (after torch, see the README)"
 
 
 class RayError(RuntimeError):
-    """Ray is not installed, or the cluster cannot be reached."""
+    """The cluster cannot be reached, or a local Ray cannot start."""
 
 
-def import_ray() -> ModuleType:
-    """The ``ray`` module, or :class:`RayError` saying how to install it."""
-    try:
+def import_ray(needed_by: str = "--backend ray") -> ModuleType:
+    """The ``ray`` module, or :class:`~agents.extras.MissingExtra` naming ``needed_by`` and the ray extra."""
+    with optional_imports(needed_by, "ray"):
         import ray
-    except ModuleNotFoundError as e:
-        if e.name != "ray":
-            raise
-        raise RayError(f"this needs Ray, which is not installed: {_INSTALL}") from None
     return ray
 
 
@@ -70,11 +68,13 @@ def local_options(num_cpus: int | None, object_store_bytes: int = LOCAL_OBJECT_S
 
 @contextmanager
 def ray_session(address: str | None = None, num_cpus: int | None = None,
-                object_store_bytes: int = LOCAL_OBJECT_STORE_BYTES) -> Iterator[ModuleType]:
+                object_store_bytes: int = LOCAL_OBJECT_STORE_BYTES,
+                needed_by: str = "--backend ray") -> Iterator[ModuleType]:
     """Ray started locally with ``num_cpus`` cores (all when None) and an object store of
     ``object_store_bytes``, or connected to ``address`` (whose store ``ray start`` sized); shut down on
-    exit if this session started or connected it."""
-    ray = import_ray()
+    exit if this session started or connected it. Without Ray installed,
+    :class:`~agents.extras.MissingExtra` naming ``needed_by``."""
+    ray = import_ray(needed_by)
     if address is not None:
         _check_reachable(address)
     if ray.is_initialized():

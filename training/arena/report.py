@@ -9,7 +9,8 @@ of :mod:`training.arena.weng_lin`, its ``model`` (prior and settings) and ``rati
 ``games``, ``mu``, ``sigma``, ``mu_ci`` and ``ordinal``), which the printed placings table shows too.
 Each is replaced atomically. ``summary.json`` is strict JSON: an infinite Elo (an agent that won or
 lost every game) or interval bound is the string ``"+inf"`` or ``"-inf"``, an undefined number (ms
-per decision of an agent that made none) is ``null``.
+per decision of an agent that made none) is ``null``. The printed tables say it in words instead
+(:func:`elo_text`): a clean sweep's paired Elo is a bound, ``> +224 (won every game)``.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from rich.table import Table
 from training.common.storage import atomic_path, atomic_write_text, dumps, finite_or_label
 
 from .placings import Placing, placings
-from .ratings import PairStats, Rating, Sprt, head_to_heads, pair_stats, rate
+from .ratings import PairStats, Rating, Sprt, elo_from_score, head_to_heads, pair_stats, rate
 from .tournament import Settings
 from .weng_lin import BETA, MU, SIGMA, TAU, WengLin, weng_lin
 
-__all__ = ["Report", "build_report", "print_report", "write_report"]
+__all__ = ["Report", "build_report", "elo_text", "print_report", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,22 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
 
 
 def _fmt(x: float, digits: int = 0) -> str:
-    return f"{x:+.{digits}f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    return f"{x + 0.0:+.{digits}f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")  # + 0.0: no "-0"
+
+
+def elo_text(score: float, score_ci: tuple[float, float], win_ci: tuple[float, float]) -> str:
+    """A paired Elo as printed, from the ``score`` (draws ½), its paired 95 % interval ``score_ci`` and
+    the Wilson 95 % interval of the win share ``win_ci``: ``+35 [-20, +90]``. No number is infinite:
+    a clean sweep (a score of 1 or 0, whose Elo is ±inf) is the bound its Wilson interval gives,
+    ``> +224 (won every game)`` / ``< -224 (lost every game)``; an interval end at a score of 1 or 0
+    is ``no upper bound`` / ``no lower bound``."""
+    if score >= 1.0:
+        return f"> {_fmt(elo_from_score(win_ci[0]))} (won every game)"
+    if score <= 0.0:
+        return f"< {_fmt(elo_from_score(win_ci[1]))} (lost every game)"
+    low, high = (elo_from_score(x) for x in score_ci)
+    return (f"{_fmt(elo_from_score(score))} [{_fmt(low) if math.isfinite(low) else 'no lower bound'}, "
+            f"{_fmt(high) if math.isfinite(high) else 'no upper bound'}]")
 
 
 def print_report(report: Report, console: Console | None = None) -> None:
@@ -101,7 +117,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
         pairs.add_row(
             p.a, p.b, str(p.games), f"{p.wins}-{p.draws}-{p.losses}",
             f"{100 * p.win_rate:.1f} [{100 * p.win_ci[0]:.1f}, {100 * p.win_ci[1]:.1f}]",
-            f"{p.margin:+.1f} ± {p.margin_se:.1f}", f"{_fmt(p.elo)} [{_fmt(p.elo_ci[0])}, {_fmt(p.elo_ci[1])}]",
+            f"{p.margin:+.1f} ± {p.margin_se:.1f}", elo_text(p.score, p.paired_score_ci, p.win_ci),
             " ".join(map(str, p.pentanomial)) if p.pentanomial else "-",
         )
     console.print(pairs)

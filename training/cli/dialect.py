@@ -26,6 +26,8 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agents.extras import optional_imports
+
 if TYPE_CHECKING:
     from tyro.constructors import ConstructorRegistry
 
@@ -105,7 +107,8 @@ def comma_lists() -> ConstructorRegistry:
     """A tyro constructor registry under which every ``tuple[str | int | float, ...]`` field is one
     comma-separated argument (rule 1): pass it as ``registry=`` to ``tyro.cli`` or
     ``tyro.extras.overridable_config_cli``."""
-    from tyro.constructors import ConstructorRegistry, PrimitiveConstructorSpec, PrimitiveTypeInfo
+    with optional_imports("the trainers' command lines"):
+        from tyro.constructors import ConstructorRegistry, PrimitiveConstructorSpec, PrimitiveTypeInfo
 
     registry = ConstructorRegistry()
 

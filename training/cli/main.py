@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentSpecError
+from agents.compat import warn_unchecked_game
+from agents.extras import MissingExtra
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
-from carcassonne_env.argtypes import MAX_COUNT
-from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError
+from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError, ScoreEvent
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.play import PlayError
+from carcassonne_env.play.score_story import event_line
 from carcassonne_env.play.terminal import TableInterrupted
 from carcassonne_env.players import EngineAgent
 from training.arena import ladder, tower_stats
@@ -226,9 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play or watch one game between agents and people",
-                          description="Play one game, seat i taken by the i-th SPEC; print the text board "
-                                      "after every turn and the final scores. A 'human' seat is played at the "
-                                      "terminal, or in the browser with --web (docs/play.md).")
+                          description="Play one game, seat i taken by the i-th SPEC. Between agents: one line a "
+                                      "turn (who placed which tile where, its follower or floor, the points "
+                                      "scored), then the final scores by category; --boards also prints the text "
+                                      "board after every turn, --quiet only the final board and scores. A 'human' "
+                                      "seat is played at the terminal, or in the browser with --web (docs/play.md).")
     play.add_argument("specs", nargs="*", metavar="SPEC",
                       help=f"2–6 seats in order: human, or an {_SPEC_HELP}")
     play.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
@@ -243,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--gif", type=_suffixed(".gif"), metavar="FILE",
                       help="also write an animated GIF of the game to FILE, one frame per turn (default: none)")
     _flag(play, "--quiet", "print only the final board and scores")
+    _flag(play, "--boards", "between agents: also print the text board and the scores after every turn")
     _flag(play, "--web", "play in the browser: serve the game on http://localhost:PORT")
     play.add_argument("--port", type=_port, metavar="PORT",
                       help=f"with --web: the port (0: any free port) (default {play_human.DEFAULT_PORT})")
@@ -348,32 +353,58 @@ def build_parser() -> argparse.ArgumentParser:
     _add_faults(ev)
     _add_progress(ev)
 
-    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
-                           description="engine, env: random games on the engine or the PettingZoo env "
-                                       "(carcassonne_env.bench; its options --players, --tiles, --expansions, "
-                                       "--seed, --profile pass through: python -m carcassonne_env.bench --help). "
-                                       "tournament: games/s of self-play games of each --specs agent on the "
-                                       f"2-player tower variant with {' and '.join(map(str, BENCH_WORKERS))} workers "
-                                       "of --backend. agent: the CPU time of one decision of each --specs agent "
-                                       "(choose_action alone, torch on --threads threads) in self-play games of that "
-                                       "variant, in this process.")
-    bench.add_argument("target", choices=("engine", "env", "tournament", "agent"), help="what to measure")
-    bench.add_argument("--games", type=argtypes.count, metavar="N", help="games per measurement (default: "
-                       f"{', '.join(f'{target} {games}' for target, games in BENCH_GAMES.items())})")
-    bench.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="tournament, agent: "
-                       "comma-separated agents; a spec's own options stay with it, e.g. mcts:sims=20,guide=1,greedy "
-                       "is two agents (default %(default)s)")
-    bench.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
-                       help="agent: torch threads, a core each (default %(default)s)")
-    bench.add_argument("--backend", choices=BACKENDS, default="process", help="tournament: where the games run, "
-                       "as for carcassonne tournament (default %(default)s)")
-    bench.add_argument("--address", metavar="ADDR", help="tournament with --backend ray: the Ray cluster (default: "
-                       f"a local Ray of {', then '.join(map(str, BENCH_WORKERS))} cores)")
+    _add_bench(sub)
     stats = sub.add_parser("stats", help="what the tower changes: captures, ransoms, floors by colour per agent",
                            description=tower_stats.DESCRIPTION)
     tower_stats.add_arguments(stats)
     train.add_parser(sub)
     return parser
+
+
+def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``carcassonne bench TARGET``: a parser per target, whose help names the setup it measures."""
+    bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
+                           description="Each TARGET measures one setup and prints it first (the game, the agents, "
+                                       "the games, threads or workers, compiled or pure-Python engine), then its "
+                                       "figures: carcassonne bench TARGET --help.")
+    targets = bench.add_subparsers(dest="target", required=True, help="what to measure")
+    ladder_game = engine_bench.describe_game(ladder.ladder_config())
+    engine = "the compiled engine core when it is installed (the pure-Python engine with CARCASSONNE_PURE_PYTHON=1)"
+    for target, what in (("engine", "random games on the engine alone: games/s, decisions/s, decisions/game"),
+                         ("env", "random games through the PettingZoo env: AEC steps/s with observations and masks")):
+        p = targets.add_parser(target, help=what, description=(
+            f"Measure {what}. The game: 2 players (--players), the base game (--expansions to add expansions, "
+            f"--tiles for other tile sets), standard rules. The agents: {engine_bench.AGENTS[target]}. One thread in "
+            f"this process, {engine}. The setup is printed first (python -m carcassonne_env.bench {target} is the "
+            "same command)."))
+        engine_bench.add_arguments(p, target)
+    p = targets.add_parser("tournament", help="games/s of self-play games on 1 and 2 workers", description=(
+        "Games/s of self-play games of each --specs agent against itself (seeds 0 to N-1) in the game of "
+        f"{ladder_game}, "
+        f"with {' and '.join(map(str, BENCH_WORKERS))} workers of --backend: after the first game, and with the "
+        f"start-up; {engine}. The setup is printed first."))
+    p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["tournament"], metavar="N",
+                   help="games per measurement, at least 2 for the rate after the first game (default %(default)s)")
+    _add_bench_specs(p)
+    p.add_argument("--backend", choices=BACKENDS, default="process", help="where the games run, as for carcassonne "
+                   "tournament (default %(default)s)")
+    p.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster (default: a local Ray of "
+                   f"{', then '.join(map(str, BENCH_WORKERS))} cores)")
+    p = targets.add_parser("agent", help="the CPU time of one decision of each --specs agent", description=(
+        "The CPU time of one decision of each --specs agent (choose_action alone), playing itself in every seat of "
+        f"--games games (seeds 0 to N-1) in the game of {ladder_game}, in this process, torch on --threads threads, "
+        f"{engine}; "
+        "a search agent's simulations per CPU second on the same recorded positions. The setup is printed first."))
+    p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["agent"], metavar="N",
+                   help="games per agent (default %(default)s)")
+    _add_bench_specs(p)
+    p.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
+                   help="torch threads, a core each (default %(default)s)")
+
+
+def _add_bench_specs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--specs", default="random,greedy", metavar="SPEC,SPEC", help="comma-separated agents; a spec's "
+                   "own options stay with it, e.g. mcts:sims=20,guide=1,greedy is two agents (default %(default)s)")
 
 
 def _play(args: argparse.Namespace) -> None:
@@ -383,15 +414,37 @@ def _play(args: argparse.Namespace) -> None:
         return
     config = _config(args, len(args.specs))
     agents = build_agents(args.specs, args.seed, config)
+    for agent, spec in zip(agents, args.specs, strict=True):
+        warn_unchecked_game(agent, spec)
     try:
         _play_agents(args, config, agents)
     finally:
         close_agents(agents)
 
 
+def _turn_line(turn: int, who: str, words: Sequence[str], events: Sequence[ScoreEvent],
+               scores: Sequence[int]) -> str:
+    """One turn of a game between agents in one line: ``turn 12: Blue (greedy) placed “…” at (2,-1);
+    put a knight on the city at (2,-1) — Blue +10: city at (2,-1), completed (scores 24, 31)``;
+    ``words``: :func:`~carcassonne_env.viewer.snapshots.describe_action` of each decision of the turn
+    (each starts with the seat's colour, said once), ``events``: the score changes of the turn."""
+    colour = who.split(" ", 1)[0]
+    line = f"turn {turn + 1}: {who} " + "; ".join(w.removeprefix(f"{colour} ") for w in words)
+    if events:
+        line += " — " + "; ".join(event_line(e) for e in events) + f" (scores {', '.join(map(str, scores))})"
+    return line
+
+
 def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[EngineAgent]) -> None:
-    """A game between ``agents`` (``carcassonne play`` without a person), shown turn by turn."""
+    """A game between ``agents`` (``carcassonne play`` without a person): a line a turn
+    (:func:`_turn_line`; unless ``--quiet``), the board after every turn with ``--boards``."""
+    from carcassonne_env.play.score_story import ScoreStory
+    from carcassonne_env.viewer.palette import SEAT_NAMES
+    from carcassonne_env.viewer.snapshots import describe_action
+
     game = Game(config, seed=args.seed)
+    game.keep_score_log()
+    names = [f"{SEAT_NAMES[seat]} ({spec})" for seat, spec in enumerate(args.specs)]
     encoder = None
     if args.frames is not None:
         from carcassonne_env.environment.observation import Encoder
@@ -400,22 +453,32 @@ def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[
         args.frames.mkdir(parents=True, exist_ok=True)
         encoder = Encoder(config, 31)
         encoder.reset(game)
-    moves: list[str] = []
+    words: list[str] = []
+    before, told = game.clone(), 0
     for move in play_out(game, agents, args.specs):
         turn = move.turn
-        moves.append(f"{args.specs[move.seat]} (seat {move.seat}): {move.action}")
+        if not args.quiet:
+            words.append(describe_action(before, move.action))
+            before = game.clone()
         if game.turn != turn or game.is_over:
             if not args.quiet:
-                print(f"\nturn {turn + 1}: " + "; ".join(moves))
+                events = [e for e in game.score_log[told:] if not e.final]
+                told = len(game.score_log)
+                print(("\n" if args.boards else "") + _turn_line(turn, names[move.seat], words, events, game.scores))
+            if args.boards:
                 print(game.render_text())
                 print(f"scores {list(game.scores)}")
-            moves = []
+            words = []
             if encoder is not None:
                 encoder.sync(game)
                 write_png(args.frames / f"turn_{turn + 1:03d}.png", render_rgb(game, encoder))
             time.sleep(args.delay)
     if args.quiet:
         print(game.render_text())
+    else:
+        final = [e for e in game.score_log if e.final]
+        gained = [sum(e.points for e in final if e.player == p) for p in range(config.players)]
+        print("end-of-game scoring: " + ", ".join(f"{SEAT_NAMES[p]} {g:+d}" for p, g in enumerate(gained)))
     if args.html is not None:
         from carcassonne_env.viewer import Replayable, write_replay_html
 
@@ -427,6 +490,9 @@ def _play_agents(args: argparse.Namespace, config: GameConfig, agents: Sequence[
         print(f"wrote {args.gif} ({frames} frames)")
     winners = ", ".join(f"{args.specs[w]} (seat {w})" for w in game.winners())
     print(f"final scores {list(game.scores)}; winner {winners}")
+    if not args.quiet:
+        print("the scores by category:")
+        print(ScoreStory(game.score_log, (0,) * config.players, final=True).table(names))
 
 
 def _replay(args: argparse.Namespace) -> None:
@@ -451,7 +517,9 @@ def _check_specs(specs: Sequence[str], config: GameConfig) -> None:
     """Build every spec once and check it fits ``config``: :class:`AgentSpecError` naming the bad one."""
     for spec in dict.fromkeys(specs):
         try:
-            close_agent(seat_agent(spec, seed=0, config=config))  # a file or module agent: built in its process
+            agent = seat_agent(spec, seed=0, config=config)  # a file or module agent: built in its process
+            warn_unchecked_game(agent, spec)
+            close_agent(agent)
         except AgentSpecError:
             raise
         except ValueError as e:
@@ -524,65 +592,57 @@ def _evaluate(args: argparse.Namespace) -> None:
               "stored: some were forfeited or played under --move-time-limit or by other code", file=sys.stderr)
 
 
-def _bench(args: argparse.Namespace, rest: Sequence[str]) -> None:
+def _bench(args: argparse.Namespace) -> None:
+    """``carcassonne bench TARGET``: the setup's line, then the figures of each measurement."""
     if args.target in ("engine", "env"):
-        from carcassonne_env import bench
-
-        _check_bench_numbers(rest)
-        bench.main([args.target, *rest, *(["--games", str(args.games)] if args.games else [])])
+        engine_bench.run(args.target, args)
         return
-    if rest:
-        raise ScheduleError(f"bench {args.target}: unrecognised arguments {' '.join(rest)}")
     config, specs = ladder.ladder_config(), spec_list(args.specs)
     if not specs:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
+    game = engine_bench.describe_game(config)
     if args.target == "agent":
+        from agents import COMPILED as SEARCH_COMPILED
         from training.arena.decision_time import decision_times, recorded_positions, simulation_rate
 
-        games = args.games or BENCH_GAMES["agent"]
+        search = " and search agents" if SEARCH_COMPILED else ""
+        print(f"setup: {game}; each agent in every seat ({', '.join(specs)}); {args.games} game(s) each from seed 0, "
+              f"in this process; torch on {args.threads} thread(s); {engine_bench.engine_words()}{search}", flush=True)
         for spec in specs:
-            print(decision_times(spec, games, config, threads=args.threads).line())
-        positions = recorded_positions(config, games)
+            print(decision_times(spec, args.games, config, threads=args.threads).line())
+        positions = recorded_positions(config, args.games)
         for spec in specs:
             rate = simulation_rate(spec, positions, threads=args.threads)
             if rate is not None:
                 print(f"agent: {spec}: {rate:.0f} simulations/s (CPU) over the same {len(positions)} recorded "
-                      f"positions (every 4th decision of {games} greedy:fast=1 games)")
+                      f"positions (every 4th decision of {args.games} greedy:fast=1 games)")
         return
     from training.arena.tournament import play_fixtures
 
-    backend = _backend(args)
+    backend, games = _backend(args), args.games
+    print(f"setup: {game}; each agent against itself ({', '.join(specs)}); {games} game(s) each from seed 0; "
+          f"{' and '.join(map(str, BENCH_WORKERS))} workers of --backend {args.backend}; "
+          f"{engine_bench.engine_words()}", flush=True)
     for spec in specs:
-        games = args.games or BENCH_GAMES["tournament"]
         fixtures = [Fixture(i, i, i, (spec, spec)) for i in range(games)]
         for workers in BENCH_WORKERS:
             start = time.perf_counter()
             finished = [time.perf_counter() for _ in play_fixtures(config, fixtures, workers, backend=backend)]
-            steady = (games - 1) / (finished[-1] - finished[0]) if games > 1 else math.nan
-            print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): {steady:.2f} games/s after "
-                  f"the first game, {games / (finished[-1] - start):.2f} games/s with start-up ({games} games, "
-                  "2-player tower variant)")
+            print(f"tournament: {spec} vs {spec}, {args.backend}, {workers} worker(s): "
+                  f"{_steady_rate(finished)}, {games / (finished[-1] - start):.2f} games/s with start-up "
+                  f"({games} game{'s' if games > 1 else ''})")
 
 
-def _check_bench_numbers(rest: Sequence[str]) -> None:
-    """The integer options passed through to carcassonne_env.bench, checked here: --seed ≥ 0, --games
-    from 1 to :data:`MAX_COUNT` (``--players``, ``--tiles`` and ``--expansions`` are checked by the
-    game's configuration)."""
-    items = list(rest)
-    for i, item in enumerate(items):
-        name, _, value = item.partition("=")
-        if name not in ("--seed", "--games"):
-            continue
-        value = value if "=" in item else (items[i + 1] if i + 1 < len(items) else "")
-        try:
-            number = int(value)
-        except ValueError:
-            raise ScheduleError(f"{name}: expected an integer, got {value!r}") from None
-        if number < (0 if name == "--seed" else 1):
-            raise ScheduleError(f"{name}: expected an integer ≥ {0 if name == '--seed' else 1}, got {value!r}")
-        if name == "--games" and number > MAX_COUNT:
-            raise ScheduleError(f"{name}: expected at most {MAX_COUNT:,}, got {value!r}")
+def _steady_rate(finished: Sequence[float]) -> str:
+    """Games/s after the first game, from the times the games finished: ``2.15 games/s after the
+    first game``, or a dash and the reason when there is none (never ``nan``): one game, or every
+    game finished at the same moment."""
+    if len(finished) < 2:
+        return "— games/s after the first game (one game: none after it; give --games 2 or more)"
+    if finished[-1] <= finished[0]:
+        return "— games/s after the first game (every game finished at the same moment)"
+    return f"{(len(finished) - 1) / (finished[-1] - finished[0]):.2f} games/s after the first game"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -613,6 +673,9 @@ def _run(argv: list[str]) -> int:
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if rest:  # bench: one line naming the target, not the usage of the whole command
+        print(f"carcassonne bench {args.target}: error: unrecognised arguments {' '.join(rest)}", file=sys.stderr)
+        return 2
     try:
         if args.command == "play":
             _play(args)
@@ -630,9 +693,9 @@ def _run(argv: list[str]) -> int:
         elif args.command == "stats":
             return tower_stats.run(args, "carcassonne stats")
         else:
-            _bench(args, rest)
+            _bench(args)
     except (AgentSpecError, ConfigError, ScheduleError, TournamentError, MatchError, IllegalActionError, RayError,
-            RecordError, PlayError, WorkerLost, OSError) as e:
+            RecordError, PlayError, WorkerLost, MissingExtra, OSError) as e:
         if caused_by_ctrl_c(e):  # a Ctrl-C that a library turned into its own error
             return interrupted(argv)
         print(f"{command_name(argv)}: error: {e}{_resume_hint(e, argv)}", file=sys.stderr)

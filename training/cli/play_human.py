@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, Origin
+from agents.compat import warn_unchecked_game
 from agents.hints import HINT_SECONDS, HintWorker
 from agents.isolation import close_agent, seat_agent
 from agents.spec import UntrustedSpecError, check_spec
@@ -55,12 +56,14 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def check_flags(args: argparse.Namespace) -> None:
-    """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames`` and
-    ``--delay`` at a table (they pace and picture a game between agents), ``--save`` and ``--force``
-    without a table, ``--port`` without ``--web``; and two outputs (the save, ``--html``, ``--gif``)
-    that are one file, which the last written would replace."""
+    """Refuse, in one line, the ``carcassonne play`` options that would be ignored: ``--frames``,
+    ``--delay`` and ``--boards`` at a table (they pace, picture and print a game between agents),
+    ``--boards`` with ``--quiet``, ``--save`` and ``--force`` without a table, ``--port`` without
+    ``--web``; and two outputs (the save, ``--html``, ``--gif``) that are one file, which the last
+    written would replace."""
     if wanted(args):
-        for flag, value in (("--frames", args.frames), ("--delay", args.delay or None)):
+        for flag, value in (("--frames", args.frames), ("--delay", args.delay or None),
+                            ("--boards", args.boards or None)):
             if value is not None:
                 raise PlayError(f"{flag} is for a game between agents, not with a human seat, --web or --resume "
                                 "(--html and --gif are written at the end of the game)")
@@ -68,6 +71,8 @@ def check_flags(args: argparse.Namespace) -> None:
         for flag, value in (("--save", args.save), ("--force", args.force or None)):
             if value is not None:
                 raise PlayError(f"{flag} is for a table with a human seat, --web or --resume")
+    if args.boards and args.quiet:
+        raise PlayError("--boards prints the board after every turn and --quiet only the final one: choose one")
     if args.port is not None and not args.web:
         raise PlayError("--port needs --web")
     if args.trust_saved_seats and args.resume is None:
@@ -83,12 +88,14 @@ def check_flags(args: argparse.Namespace) -> None:
 def _maker(origin: Origin) -> Callable[[Game, int, str], Chooser | None]:
     """The builder of a seat's agent from text of ``origin``, seeded as ``carcassonne play`` seeds it
     (None for a human); a file or module agent plays from its own process, a model made for another
-    game is refused."""
+    game is refused, a network whose game is not recorded warned about once."""
     def make(game: Game, seat: int, spec: str) -> Chooser | None:
         if spec == HUMAN:
             return None
         try:
-            return seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config, origin=origin)
+            agent = seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config, origin=origin)
+            warn_unchecked_game(agent, spec)
+            return agent
         except AgentSpecError:
             raise
         except ValueError as e:

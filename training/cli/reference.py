@@ -66,15 +66,19 @@ def _fit(text: str) -> str:
 
 
 def command_helps() -> list[tuple[str, str]]:
-    """``(command, help text)`` for ``carcassonne``, each of its commands in the parser's order,
-    ``carcassonne train``, each trainer, and each trainer's presets (``carcassonne train ppo
-    quick``), rendered at :data:`WIDTH` columns without colour codes or trailing spaces."""
+    """``(command, help text)`` for ``carcassonne``, each of its commands in the parser's order (with
+    its own subcommands: ``carcassonne bench engine``), ``carcassonne train``, each trainer, and each
+    trainer's presets (``carcassonne train ppo quick``), rendered at :data:`WIDTH` columns without
+    colour codes or trailing spaces."""
     helps: list[tuple[str, str]] = []
     with _plain_terminal():
         parser = build_parser()
         helps.append(("carcassonne", _fit(parser.format_help())))
         for name, command in _subcommands(parser).items():
             helps.append((f"carcassonne {name}", _fit(command.format_help())))
+            if name != "train":  # the trainers parse their own arguments: below
+                helps.extend((f"carcassonne {name} {sub}", _fit(p.format_help()))
+                             for sub, p in _subcommands(command).items())
         for trainer in train.TRAINERS:
             helps.append((f"carcassonne train {trainer.name}", _fit(_trainer_help(trainer, []))))
             presets = getattr(importlib.import_module(trainer.module), "PRESETS", {})

@@ -25,14 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+from agents.extras import MissingExtra, missing_extra
 from training.cli.interrupt import with_resume
 from training.common.run_folder import Interrupted
 
 __all__ = ["TRAINERS", "Trainer", "add_parser", "main"]
-
-#: The packages of this project: a module of theirs that cannot be imported is a bug, not a missing extra.
-_OWN = ("training", "agents", "carcassonne_env")
-
 
 class TrainerMain(Protocol):
     """A trainer's entry point: ``main(argv, prog)``, returning None or an exit status."""
@@ -58,7 +55,8 @@ class Trainer:
     def run(self, argv: Sequence[str]) -> int:
         """Import the trainer and run it on ``argv``: its exit status (0 when it returns None), or
         one line on stderr (module docstring): a refusal (a SystemExit with a message), a file that
-        cannot be written or read (OSError) or a missing extra, status 2; Ctrl-C, status 130."""
+        cannot be written or read (OSError) or a missing optional package (naming the trainer's
+        extra, :mod:`agents.extras`), status 2; Ctrl-C, status 130."""
         try:
             entry = cast(TrainerMain, importlib.import_module(self.module).main)
             return entry(list(argv), prog=self.prog) or 0
@@ -70,10 +68,13 @@ class Trainer:
                 raise
             return self._say(self.error(e.code), 2)
         except ModuleNotFoundError as e:
-            if not self.extra or (e.name or "").partition(".")[0] in _OWN:
+            # the trainer's extra holds every optional package it imports: name it, whatever the import said
+            missing = missing_extra(e, self.prog, self.extra) if self.extra else None
+            if isinstance(e, MissingExtra) and not self.extra:
+                missing = e
+            if missing is None:
                 raise
-            return self._say(self.error(f"{e} (install the {self.extra} extra: pip install "
-                                        f"'carcassonne_env[{self.extra}]')"), 2)
+            return self._say(self.error(str(missing)), 2)
         except OSError as e:
             return self._say(self.error(str(e)), 2)
 

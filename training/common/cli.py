@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from agents.extras import optional_imports
+
 from .settings import SettingError
 
 __all__ = ["Command", "TrainerMain", "given_settings", "run_command", "trainer_main"]
@@ -46,9 +48,10 @@ class Command(Generic[_S]):
     def parse(self, argv: Sequence[str], prog: str) -> _S:
         """The settings of ``argv`` (steps 1 and 2 of the module docstring); tyro exits on ``--help``
         and on an argument it cannot parse."""
-        import tyro
+        with optional_imports(prog):
+            import tyro
 
-        from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
+            from training.cli.dialect import comma_lists, list_flags, preset_help, refuse_old_spellings
 
         refuse_old_spellings(argv, prog, lists=list_flags(self.settings))
         if self.presets is None:

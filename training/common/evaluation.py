@@ -8,12 +8,13 @@
   per anchor the score and win share with their 95 % intervals, the paired Elo, the mean margin.
 
 An Elo is clipped to ±1000 (:func:`clipped_elo`): a clean sweep has an infinite Elo, which JSON,
-a CSV column and a plot cannot hold.
+a CSV column and a plot cannot hold. A trainer prints it with :func:`elo_words`, a clean sweep as a
+bound with its reason (``> +224 (won every game)``), never as the clipped number.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from carcassonne_env.engine import GameConfig
 from training.arena import tournament
 from training.arena.backends import make_backend
 from training.arena.ratings import PairStats, Sprt, head_to_heads, pair_stats
+from training.arena.report import elo_text
 
-__all__ = ["ELO_LIMIT", "clipped_elo", "gauntlet", "play", "rate_against_anchors"]
+__all__ = ["ELO_LIMIT", "clipped_elo", "elo_words", "gauntlet", "play", "rate_against_anchors"]
 
 #: The largest Elo a trainer records (:func:`clipped_elo`).
 ELO_LIMIT = 1000.0
@@ -31,6 +33,13 @@ ELO_LIMIT = 1000.0
 def clipped_elo(elo: float) -> float:
     """``elo`` within ±:data:`ELO_LIMIT`."""
     return max(-ELO_LIMIT, min(ELO_LIMIT, elo))
+
+
+def elo_words(rating: Mapping[str, float]) -> str:
+    """The paired Elo of an anchor's entry of :func:`rate_against_anchors` as a trainer prints it
+    (:func:`training.arena.report.elo_text`): ``+35 [-20, +90]``, ``> +224 (won every game)``."""
+    low, high = rating["low"], rating["high"]
+    return elo_text(rating["score"], (low, high), (rating.get("win_low", low), rating.get("win_high", high)))
 
 
 def play(settings: tournament.Settings, out: Path, workers: int, progress: bool = True, backend: str = "process",

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
+from agents.extras import optional_imports
 from carcassonne_env.engine import ConfigError, GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
@@ -172,7 +173,8 @@ def check_device(device: str, *, auto: bool) -> None:
     need(re.fullmatch(r"cpu|cuda(:\d+)?" + ("|auto" if auto else ""), device) is not None, "device",
          f"expected {names}", device)
     if device.startswith("cuda"):
-        import torch
+        with optional_imports("--device cuda", "train"):
+            import torch
 
         if not torch.cuda.is_available():
             raise SettingError(f"--device {device}: CUDA is not available on this machine (use --device cpu)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from agents.extras import optional_imports
 from training.common.run_folder import reading
 from training.common.storage import atomic_path
 
@@ -44,7 +45,8 @@ class DeviceObservations:
     def __init__(self, data: Samples, device: Any, threads: int = 8, chunk: int = 2_048) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
-        import torch
+        with optional_imports("carcassonne train distill", "train"):
+            import torch
 
         def empty(key: str) -> Any:
             dtype = torch.from_numpy(np.zeros(0, dtype=data.dtypes[key])).dtype
@@ -63,7 +65,8 @@ class DeviceObservations:
     def __call__(self, idx: npt.NDArray[np.intp]) -> dict[str, Any]:
         """The observations of samples ``idx`` as tensors on the device, in their stored dtypes (the
         input of :func:`batch_loss`)."""
-        import torch
+        with optional_imports("carcassonne train distill", "train"):
+            import torch
 
         return {k: a[torch.as_tensor(idx, device=a.device)] for k, a in self.arrays.items()}
 
@@ -77,7 +80,8 @@ def batch_loss(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weig
     tested): the fit once ran the trunk a second time for the value, 40 % of its time. The integer
     planes go in as stored: the network converts what it reads after cropping (the same numbers,
     tested), where a float copy of the whole 93 × 93 board took a quarter of a batch."""
-    import torch
+    with optional_imports("carcassonne train distill", "train"):
+        import torch
 
     device = policy.device
     obs = on_device(idx) if on_device is not None else {
@@ -95,7 +99,8 @@ def batch_loss(policy: Any, data: Samples, idx: npt.NDArray[np.intp], value_weig
 def evaluate(policy: Any, data: Samples, idx: npt.NDArray[np.intp], s: Settings,
              on_device: DeviceObservations | None = None) -> dict[str, float]:
     """Held-out figures of the student on samples ``idx`` (module docstring, step 2)."""
-    import torch
+    with optional_imports("carcassonne train distill", "train"):
+        import torch
 
     policy.set_training_mode(False)
     sums = {"loss": 0.0, "cross_entropy": 0.0, "value_loss": 0.0}
@@ -133,7 +138,8 @@ def fit(policy: Any, data: Samples, s: Settings, seed: int, log: Any = None, ste
     random state, the best epoch so far; written atomically) and, when the file exists, continues from
     it: a fit killed after epoch *e* and run again ends with exactly the weights of one never killed.
     The caller deletes the file once the round's student is saved; ``on_saved`` is called after each save."""
-    import torch
+    with optional_imports("carcassonne train distill", "train"):
+        import torch
 
     rng = np.random.default_rng(seed)
     held = heldout_games(data.games)

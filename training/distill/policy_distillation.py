@@ -68,11 +68,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agents.extras import optional_imports
 from carcassonne_env.jsonio import load
 from training.common.checkpoints import save_model
 from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
-from training.common.evaluation import rate_against_anchors
+from training.common.evaluation import elo_words, rate_against_anchors
 from training.common.progress import RunClock
 from training.common.run_folder import locked_run_state, reading, write_json
 from training.common.settings import (
@@ -307,8 +308,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
+    with optional_imports("carcassonne train distill", "train"):
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
@@ -385,7 +387,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 log.add_scalar(f"round/{name}", entry[name], k)
         for anchor, r in ratings.items():
             print(f"   vs {anchor:24s} wins {r['win']:.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}]  "
-                  f"score {r['score']:.3f}  Elo {r['elo']:+.0f}  margin {r['margin']:+.1f}", flush=True)
+                  f"score {r['score']:.3f}  Elo {elo_words(r)}  margin {r['margin']:+.1f}", flush=True)
         print(f"   {entry['ms_per_decision']:.1f} ms per decision", flush=True)
         k += 1
         state.update(history=history, round=k, seconds=clock.seconds(), settings=asdict(s))

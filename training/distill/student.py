@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agents.extras import optional_imports
 from training.common.run_folder import reading
 from training.common.settings import SettingError
 
@@ -17,11 +18,12 @@ __all__ = ["init_path", "load_student", "new_student", "start_from"]
 def new_student(env_kwargs: dict[str, Any], seed: int, device: str, **network: Any) -> Any:
     """A fresh MaskablePPO model with the board network of ``network`` (:func:`agents.nets.policy.policy_kwargs`'s
     arguments), seeded, for its policy and ``save``."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    with optional_imports("carcassonne train distill", "train"):
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.nets.policy import CarcassonnePolicy, policy_kwargs
-    from carcassonne_env.environment import SingleAgentEnv
+        from agents.nets.policy import CarcassonnePolicy, policy_kwargs
+        from carcassonne_env.environment import SingleAgentEnv
 
     venv = DummyVecEnv([lambda: SingleAgentEnv(seat=None, **env_kwargs)])
     return MaskablePPO(CarcassonnePolicy, venv, n_steps=8, batch_size=8, seed=seed, device=device,
@@ -31,7 +33,8 @@ def new_student(env_kwargs: dict[str, Any], seed: int, device: str, **network: A
 def load_student(model: Any, folder: Path, device: str, remedy: str) -> None:
     """The weights of ``folder``'s ``student.zip`` into ``model``'s policy (a damaged zip: one line
     naming it and ``remedy``)."""
-    from agents.nets.policy import load_policy
+    with optional_imports("carcassonne train distill", "train"):
+        from agents.nets.policy import load_policy
 
     with reading(folder / "student.zip", remedy):
         model.policy.load_state_dict(load_policy(folder / "student.zip", device).state_dict())
@@ -49,7 +52,8 @@ def start_from(model: Any, path: Path, device: str) -> None:
     """``path``'s weights into ``model``'s policy; a head only ``model`` has keeps its fresh weights (a
     head whose output starts at zero, as the reach head's, then leaves the student's moves as they were).
     Raises SettingError when the networks differ otherwise."""
-    from agents.nets.policy import load_policy
+    with optional_imports("carcassonne train distill", "train"):
+        from agents.nets.policy import load_policy
 
     with reading(path, "name another student with --init"):
         weights = load_policy(path, device).state_dict()

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from agents.extras import optional_imports
 from training.rllib.selfplay import Settings, build_config, object_store_bytes
 
 __all__ = ["STAGES", "main", "stage_seconds"]
@@ -56,10 +57,11 @@ def stage_seconds(stats: pstats.Stats) -> dict[str, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     import sys
 
-    import tyro
+    with optional_imports("python -m training.rllib.profile", "ray"):
+        import tyro
 
-    from training.arena.ray_support import ray_session
-    from training.cli.dialect import comma_lists, list_flags, refuse_old_spellings
+        from training.arena.ray_support import ray_session
+        from training.cli.dialect import comma_lists, list_flags, refuse_old_spellings
 
     prog = "python -m training.rllib.profile"
     refuse_old_spellings(sys.argv[1:] if argv is None else argv, prog, lists=list_flags(Settings))
@@ -67,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                  description="Profile RLlib training iterations by stage (module docstring).")
     s = replace(s, eval_every=0)
     s.check()
-    with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
+    with ray_session(s.address, s.num_cpus, object_store_bytes(s), prog):
         algo = build_config(s).build_algo()
         try:
             profiler = cProfile.Profile()

@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from agents.extras import optional_imports
 from training.arena.ray_support import RayError
 from training.common.cli import Command, trainer_main
 from training.common.evaluation import gauntlet
@@ -56,6 +57,9 @@ from training.common.ppo import PPOSettings
 from training.common.progress import append_line, keep_until
 from training.common.run_folder import keep_saved, read_state, reading, run_lock, write_json
 from training.common.settings import SettingError, check_agents, check_out, check_rules, is_int, need
+
+#: What needs the ray extra's Ray RLlib and torch (:func:`agents.extras.optional_imports`).
+_NEEDED_BY = "carcassonne train rllib"
 
 __all__ = ["ENV_NAME", "RUN_DEFINING", "Settings", "build_config", "object_store_bytes", "step_bytes", "train"]
 
@@ -188,14 +192,15 @@ def object_store_bytes(s: Settings) -> int:
 
 def build_config(s: Settings) -> Any:
     """The RLlib ``PPOConfig`` of ``s`` (new API stack: RLModule, Learner, EnvRunners)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
+    with optional_imports(_NEEDED_BY, "ray"):
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+        from ray.tune.registry import register_env
 
-    from agents.nets.rllib_module import CarcassonneRLModule, make_env
-    from agents.rllib import MODULE_ID
-    from training.rllib.learner import TakeShufflePPOLearner
+        from agents.nets.rllib_module import CarcassonneRLModule, make_env
+        from agents.rllib import MODULE_ID
+        from training.rllib.learner import TakeShufflePPOLearner
 
     register_env(ENV_NAME, make_env)
     return (
@@ -224,8 +229,9 @@ def build_config(s: Settings) -> Any:
 
 def _acting_observations(env: Any, spaces: Any = None, device: Any = None) -> Any:
     """The EnvRunners' env-to-module pipeline, one piece (:mod:`training.rllib.connectors`)."""
-    from agents.rllib import MODULE_ID
-    from training.rllib.connectors import ActingObservations
+    with optional_imports(_NEEDED_BY, "ray"):
+        from agents.rllib import MODULE_ID
+        from training.rllib.connectors import ActingObservations
 
     return ActingObservations(MODULE_ID)
 
@@ -233,8 +239,9 @@ def _acting_observations(env: Any, spaces: Any = None, device: Any = None) -> An
 def _actions_to_envs(record_logits: bool, env: Any, spaces: Any = None, device: Any = None) -> Any:
     """The EnvRunners' module-to-env pipeline, one piece (:mod:`training.rllib.connectors`); the N
     logits a step are recorded only for PPO's KL penalty."""
-    from agents.rllib import MODULE_ID
-    from training.rllib.connectors import ActionsToEnvs
+    with optional_imports(_NEEDED_BY, "ray"):
+        from agents.rllib import MODULE_ID
+        from training.rllib.connectors import ActionsToEnvs
 
     return ActionsToEnvs(MODULE_ID, record_logits)
 
@@ -242,9 +249,10 @@ def _actions_to_envs(record_logits: bool, env: Any, spaces: Any = None, device: 
 def _driver_threads(threads: int, **kwargs: Any) -> None:
     """``on_algorithm_init``, in the driver once the algorithm is built: torch's threads there, where
     the learner updates (and samples with no EnvRunners), :func:`~training.common.threads.torch_threads`."""
-    import torch
+    with optional_imports(_NEEDED_BY, "ray"):
+        import torch
 
-    from training.common.threads import torch_threads
+        from training.common.threads import torch_threads
 
     torch.set_num_threads(torch_threads(threads))
 
@@ -254,7 +262,8 @@ def _runner_threads(threads: int, env_runner: Any, **kwargs: Any) -> None:
     remote EnvRunner's process (``worker_index`` ≥ 1); the driver's own EnvRunner (index 0) leaves
     the driver's threads alone."""
     if env_runner.worker_index:
-        import torch
+        with optional_imports(_NEEDED_BY, "ray"):
+            import torch
 
         torch.set_num_threads(threads)
 
@@ -310,7 +319,7 @@ def _train(s: Settings, out: Path, given: Collection[str]) -> Path:
     for log in ("progress.jsonl", "evaluations.jsonl"):
         keep_until(out / log, done)  # lines of iterations after the checkpoint (or of a run never checkpointed)
     write_json(out / "settings.json", asdict(s))
-    with ray_session(s.address, s.num_cpus, object_store_bytes(s)):
+    with ray_session(s.address, s.num_cpus, object_store_bytes(s), _NEEDED_BY):
         algo = build_config(s).build_algo()
         try:
             if checkpoint is not None:
@@ -361,7 +370,8 @@ def _progress(iteration: int, result: dict[str, Any], seconds: float) -> dict[st
 def _sampling_nodes(algo: Any) -> list[str]:
     """The Ray node id of each sampling EnvRunner, sorted (the driver's node when it samples itself):
     where the run's sampling lands on a cluster, after RLlib restarted any lost runner."""
-    import ray
+    with optional_imports(_NEEDED_BY, "ray"):
+        import ray
 
     def node(runner: Any) -> str:
         return str(ray.get_runtime_context().get_node_id())

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agents.extras import optional_imports
 from carcassonne_env.environment.aec import raw_env
 from training.common.labelled_games import Decision, labelled_games
 
@@ -162,7 +163,8 @@ def clone_behaviour(
     value_weight: float = 0.5,
 ) -> list[dict[str, float]]:
     """Train ``policy`` (a MaskableActorCriticPolicy) on ``demos``; per-epoch mean losses and accuracy."""
-    import torch
+    with optional_imports("carcassonne train ppo", "train"):
+        import torch
 
     rng = np.random.default_rng(seed)
     optimiser = torch.optim.Adam(policy.parameters(), lr=learning_rate)

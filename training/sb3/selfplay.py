@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.extras import optional_imports
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, Origin, check_spec, make_agent
 from carcassonne_env.environment.options import DEFAULT_WINDOW
@@ -64,6 +65,9 @@ from training.common.threads import torch_threads
 from training.sb3.pool import OpponentPool
 
 __all__ = ["PRESETS", "Settings", "train"]
+
+#: What needs the train extra's torch and Stable-Baselines3 (:func:`agents.extras.optional_imports`).
+_NEEDED_BY = "carcassonne train ppo"
 
 
 @dataclass(frozen=True)
@@ -237,19 +241,20 @@ def train(s: Settings, given: Collection[str] = _DEFINING) -> Path:
 
 
 def _train(s: Settings, given: Collection[str]) -> Path:
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.utils import configure_logger
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    with optional_imports(_NEEDED_BY, "train"):
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.utils import configure_logger
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from agents.nets.legacy import legacy_module_names
-    from agents.nets.policy import CarcassonnePolicy
-    from carcassonne_env.environment import SingleAgentEnv
-    from training.arena.tournament import single_threaded
-    from training.sb3.buffer import CompactRolloutBuffer
-    from training.sb3.ppo import NOT_SAVED, ppo_kwargs
+        from agents.nets.legacy import legacy_module_names
+        from agents.nets.policy import CarcassonnePolicy
+        from carcassonne_env.environment import SingleAgentEnv
+        from training.arena.tournament import single_threaded
+        from training.sb3.buffer import CompactRolloutBuffer
+        from training.sb3.ppo import NOT_SAVED, ppo_kwargs
 
     started = time.time()
     out = Path(s.out)
