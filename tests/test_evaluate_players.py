@@ -68,14 +68,22 @@ def test_two_players_keep_the_reference_ladder_and_its_fingerprint() -> None:
     assert ladder.fingerprint_for(2) == ladder.fingerprint()
 
 
-def test_five_players_leave_out_the_shipped_values_made_for_fewer_and_fill_in_reserves() -> None:
-    # the shipped linear value and afterstate network are made for 2, 3 and 4 players: at 5 the
-    # ladder is random and greedy, then the first three reserves make it 5 agents
+def test_five_and_six_players_seat_every_shipped_agent_then_fill_in_reserves() -> None:
+    # the shipped linear value and afterstate network have a file for every count from 2 to 6: the
+    # 5-player ladder is the four members and the first reserve, the 6-player one the first two reserves
+    assert ladder.ladder_for(5) == (("random", "greedy", "greedy:value=linear", "afterstate:pretrained",
+                                     "greedy:fast=1"), [])
+    assert ladder.ladder_for(6)[0] == ("random", "greedy", "greedy:value=linear", "afterstate:pretrained",
+                                       "greedy:fast=1", "mcts:sims=50")
+
+
+def test_a_member_without_a_model_for_the_count_is_left_out_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    # mcts:pretrained searches on the long run's value, made for 2 players only
+    monkeypatch.setattr(ladder, "MULTIPLAYER_LADDER", ("random", "mcts:pretrained", "greedy"))
     members, notes = ladder.ladder_for(5)
     assert members == ("random", "greedy", "greedy:fast=1", "mcts:sims=50", "mcts:sims=100")
-    assert notes[0].startswith("the 5-player ladder leaves out greedy:value=linear: ") and "not 5" in notes[0]
-    assert notes[1].startswith("the 5-player ladder leaves out afterstate:pretrained: ") and "not 5" in notes[1]
-    assert notes[2] == "the 5-player ladder: random, greedy, greedy:fast=1, mcts:sims=50, mcts:sims=100"
+    assert notes[0].startswith("the 5-player ladder leaves out mcts:pretrained: ") and "not 5" in notes[0]
+    assert notes[1] == "the 5-player ladder: random, greedy, greedy:fast=1, mcts:sims=50, mcts:sims=100"
 
 
 def test_the_fingerprint_of_three_players_covers_the_shipped_values_of_three(
