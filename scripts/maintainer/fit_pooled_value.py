@@ -71,7 +71,8 @@ def main() -> None:
     """Fit on the games of the self-play folders; write the network to ``out``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the network to write (.npz)")
-    parser.add_argument("folders", nargs="+", help="RUN/gen_NNN/self_play or tournament folders of the same game, or FOLDER:N")
+    parser.add_argument("folders", nargs="+",
+                        help="RUN/gen_NNN/self_play or tournament folders of the same game, or FOLDER:N")
     parser.add_argument("--seed", type=int, required=True, help="seeds the held-out games and the MLP's fit")
     args = parser.parse_args()
     folders = [first_games(a) for a in args.folders]
