@@ -171,7 +171,7 @@ def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str, message
 
 
 def test_a_simple_table_becomes_a_markdown_table() -> None:
-    blocks = _hook("rest_docstrings")._blocks
+    blocks = _hook("api_docstrings")._blocks
     lines = ["Intro:", "", "======  ===========", "kind    meaning", "======  ===========",
              "PLACE   put a tile", "        (R11)", "FLOOR   |dx| ≤ h", "======  ===========", "", "After."]
     assert list(blocks(lines)) == ["Intro:", "", "", "| kind | meaning |", "|---|---|",
@@ -191,7 +191,7 @@ def test_a_private_default_shows_its_value_or_an_ellipsis(tmp_path: Path) -> Non
         "def _flag(doc: str):\n    return field(default=False, metadata={'doc': doc})\n\n"
         "@dataclass\nclass Config:\n    players: int = 2\n    strict: bool = _flag('a private helper')\n\n"
         "def where(directory: object = _HERE, count: int = 3) -> None:\n    pass\n", encoding="utf-8")
-    extension = _hook("private_defaults").PrivateDefaults()
+    extension = _hook("api_docstrings").PrivateDefaults()
     pkg = griffe.load("pkg", search_paths=[str(tmp_path)], extensions=griffe.load_extensions(extension))
     config = pkg["Config.__init__"].parameters
     assert [(p.name, str(p.default)) for p in config][1:] == [("players", "2"), ("strict", "False")]

@@ -261,22 +261,3 @@ def test_html_and_gif_are_written_at_the_end_of_a_human_game(tmp_path: Path, mon
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert main(["play", "human", "random", "--save", str(tmp_path / "q.json"), "--html", str(html)]) == 0
     assert "--html not written: the game is not over" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize(("argv", "message"), [
-    (["human", "random", "--frames", "frames"], "--frames is for a game between agents"),
-    (["human", "random", "--delay", "1"], "--delay is for a game between agents"),
-    (["human", "random", "--boards"], "--boards is for a game between agents"),
-    (["random", "random", "--save", "x.json"], "--save is for a table with a human seat"),
-    (["random", "random", "--port", "9000"], "--port needs --web"),
-    (["human", "random", "--port", "9000"], "--port needs --web"),
-])
-def test_play_options_that_would_be_ignored_are_refused(argv: list[str], message: str, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
-    assert main(["play", *argv]) == 2
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
-    assert list(tmp_path.iterdir()) == []  # nothing was played or saved

@@ -21,7 +21,7 @@ this project's pages and docstrings that form is an index, ``P[c][o]`` (prisoner
 the form keeps its plain-Markdown meaning (text, when no ``[o]: URL`` definition exists): a page links to
 an API object with an ordinary link, ``[Game](api/engine.md#carcassonne_env.engine.Game)``, which mkdocs
 checks, anchor included; the docstrings' roles (``:class:`Game```) are cross-references through
-``rest_docstrings.py``.
+``api_docstrings.py``.
 """
 
 from __future__ import annotations

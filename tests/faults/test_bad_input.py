@@ -18,6 +18,13 @@ T = ["tournament", "random", "greedy", "--seeds", "1", "--expansions", "", "--no
 @pytest.mark.fault("clear error")
 @pytest.mark.parametrize(("argv", "message"), [
     (["play", "random", "random", "--seed", "-1"], "--seed"),
+    # options that would be ignored at this table
+    (["play", "human", "random", "--frames", "frames"], "--frames is for a game between agents"),
+    (["play", "human", "random", "--delay", "1"], "--delay is for a game between agents"),
+    (["play", "human", "random", "--boards"], "--boards is for a game between agents"),
+    (["play", "random", "random", "--save", "x.json"], "--save is for a table with a human seat"),
+    (["play", "random", "random", "--port", "9000"], "--port needs --web"),
+    (["play", "human", "random", "--port", "9000"], "--port needs --web"),
     (["play", "random", "random", "--delay", "-1"], "--delay"),
     (["play", "random", "random", "--delay", "nan"], "--delay"),
     (["play", "random", "random", "--delay", "inf"], "--delay"),

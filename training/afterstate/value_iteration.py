@@ -74,7 +74,7 @@ from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
 from training.common.evaluation import elo_words, play, rate_against_anchors
 from training.common.gate import play_gate
-from training.common.progress import RunClock
+from training.common.progress import RunClock, tensorboard_log
 from training.common.run_folder import cwd_relative, locked_run_state, write_json
 from training.common.settings import (
     BackendSettings,
@@ -87,7 +87,7 @@ from training.common.settings import (
     need,
 )
 from training.common.storage import atomic_copy, atomic_write_text
-from training.common.threads import free_cores, torch_threads
+from training.common.threads import free_cores, use_torch_threads
 from training.value.fit_linear import fit as fit_linear
 
 __all__ = ["PRESETS", "Samples", "Settings", "fit_value_net", "read_records", "samples_from_games", "train"]
@@ -502,13 +502,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    with optional_imports("carcassonne train afterstate", "train"):
-        import torch
-        from torch.utils.tensorboard import SummaryWriter
-
     workers = s.workers or free_cores()
-    torch.set_num_threads(torch_threads(s.threads))
-    log = SummaryWriter(str(out / "tensorboard"))
+    use_torch_threads(s.threads, "carcassonne train afterstate")
+    log = tensorboard_log(out, "carcassonne train afterstate")
     config = s.game_config().to_dict()
     clock = RunClock(float(state["seconds"]))
 

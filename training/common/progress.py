@@ -3,6 +3,7 @@
 * :class:`RunClock`: the seconds a run has worked, over every invocation: those its state saved,
   plus this process's own. A trainer saves :meth:`RunClock.seconds` in its state whenever work
   reaches the disk, so a resumed run's training hours continue from there.
+* :func:`tensorboard_log`: the run's TensorBoard writer in ``OUT/tensorboard``.
 * :func:`append_line` / :func:`keep_until`: a log of one JSON object a line, each with the step
   (``iteration``) it reports; a resume drops the lines of the steps its checkpoint does not hold
   (lost with the interruption) and a line cut short by a kill.
@@ -15,9 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.extras import optional_imports
+
 from .storage import atomic_write_text
 
-__all__ = ["RunClock", "append_line", "keep_until"]
+__all__ = ["RunClock", "append_line", "keep_until", "tensorboard_log"]
 
 
 class RunClock:
@@ -33,6 +36,14 @@ class RunClock:
 
     def hours(self) -> float:
         return self.seconds() / 3600
+
+
+def tensorboard_log(out: Path, command: str) -> Any:
+    """torch's ``SummaryWriter`` on ``OUT/tensorboard`` (``tensorboard --logdir OUT``); a missing torch or
+    tensorboard is one line naming ``command`` and the train extra."""
+    with optional_imports(command, "train"):
+        from torch.utils.tensorboard import SummaryWriter
+    return SummaryWriter(str(out / "tensorboard"))
 
 
 def append_line(path: Path, row: dict[str, Any]) -> None:

@@ -68,13 +68,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agents.extras import optional_imports
 from carcassonne_env.jsonio import load
 from training.common.checkpoints import save_model
 from training.common.cli import Command, trainer_main
 from training.common.curves import Band, plot_against_anchors, write_csv
 from training.common.evaluation import elo_words, rate_against_anchors
-from training.common.progress import RunClock
+from training.common.progress import RunClock, tensorboard_log
 from training.common.run_folder import locked_run_state, reading, write_json
 from training.common.settings import (
     PlayAndFitSettings,
@@ -86,7 +85,7 @@ from training.common.settings import (
     need,
 )
 from training.common.storage import atomic_copy
-from training.common.threads import free_cores, torch_threads
+from training.common.threads import free_cores, use_torch_threads
 
 from .fit import fit
 from .samples import Samples, collect
@@ -308,13 +307,9 @@ def train(s: Settings) -> Path:
 
 def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     """The run of :func:`train` from its (fresh or resumed) ``state``, under the run's lock."""
-    with optional_imports("carcassonne train distill", "train"):
-        import torch
-        from torch.utils.tensorboard import SummaryWriter
-
     workers = s.workers or free_cores()
-    torch.set_num_threads(torch_threads(s.threads))
-    log = SummaryWriter(str(out / "tensorboard"))
+    use_torch_threads(s.threads, "carcassonne train distill")
+    log = tensorboard_log(out, "carcassonne train distill")
     clock = RunClock(float(state["seconds"]))
 
     def save_clock() -> None:
