@@ -14,7 +14,7 @@ import pytest
 
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
-from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
 from training.arena.match import play_match
 from training.cli.dialect import spec_list
 from training.cli.main import build_parser, main
@@ -301,7 +301,7 @@ def test_bench_tournament_of_one_game_prints_no_nan(capsys: pytest.CaptureFixtur
                                                       "standard rules"),
     (GameConfig(expansions=("tower",), no_ransom=True, tower_top_followers_immune=True),
      "2 players, expansions tower, rules no_ransom, tower_top_followers_immune"),
-    (GameConfig(expansions=("tower", "black_tower"), extra_foundation_tiles=2),
+    (GameConfig(expansions=with_requirements("black_tower"), extra_foundation_tiles=2),
      "2 players, expansions tower, black_tower, rules extra_foundation_tiles=2"),
     (GameConfig(tile_sets=("base", "tower")), "2 players, the base game (no expansion), tile sets base, tower, "
                                               "standard rules"),

@@ -95,7 +95,9 @@ def test_the_reference_holds_every_command_and_trainer_at_100_columns() -> None:
 
     helps = command_helps()
     names = [name for name, _ in helps]
-    wanted = ["carcassonne", *(f"carcassonne {c}" for c in _subcommands(build_parser()))]
+    commands = _subcommands(build_parser())
+    wanted = ["carcassonne", *(f"carcassonne {c}" for c in commands)]
+    wanted += [f"carcassonne bench {t}" for t in _subcommands(commands["bench"])]  # each target's own flags
     wanted += [f"carcassonne train {t.name}" for t in train.TRAINERS]
     wanted += [f"carcassonne train {t.name} {p}" for t in train.TRAINERS
                for p in getattr(importlib.import_module(t.module), "PRESETS", {})]
