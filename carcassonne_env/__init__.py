@@ -3,8 +3,8 @@
 The rules engine is :mod:`carcassonne_env.engine` (no RL dependencies). The PettingZoo
 environment lives in :mod:`carcassonne_env.environment`; the two factories below import it (and
 with it gymnasium and pettingzoo) on first call, so ``import carcassonne_env.engine`` stays light.
-Importing the package registers the env with Gymnasium (``gymnasium.make("carcassonne_env/Carcassonne-v0")``)
-and PettingZoo (``pettingzoo.make("aec", "carcassonne_v0")``) without importing either
+Importing the package registers the env with Gymnasium (``gymnasium.make("carcassonne_env/Carcassonne-v1")``)
+and PettingZoo (``pettingzoo.make("aec", "carcassonne_v1")``) without importing either
 (:mod:`carcassonne_env.registration`).
 
 ``__version__`` is the package's one version: ``pyproject.toml`` reads it from here (setuptools
@@ -27,7 +27,8 @@ register_on_import()
 
 
 def env(**config: Any) -> CarcassonneAEC:
-    """The wrapped PettingZoo AEC env ``carcassonne_v0`` (see docs/env.md)."""
+    """The wrapped PettingZoo AEC env ``carcassonne_v1``: the tower variant unless ``expansions`` says
+    otherwise (see docs/env.md)."""
     from .environment import env as make_env
 
     return make_env(**config)

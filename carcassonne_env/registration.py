@@ -1,9 +1,13 @@
 """The env's names in the Gymnasium and PettingZoo registries, registered by ``import carcassonne_env``.
 
-After ``import carcassonne_env``, ``gymnasium.make("carcassonne_env/Carcassonne-v0", **config)`` (or
-``gymnasium.make("carcassonne_env:carcassonne_env/Carcassonne-v0")``, which imports the package
-itself) makes the single-agent view, and ``pettingzoo.make("aec", "carcassonne_v0", **config)`` the
-AEC env. Neither library has a plugin hook any more (Gymnasium 1.0 dropped its entry points), so the
+After ``import carcassonne_env``, ``gymnasium.make("carcassonne_env/Carcassonne-v1", **config)`` (or
+``gymnasium.make("carcassonne_env:carcassonne_env/Carcassonne-v1")``, which imports the package
+itself) makes the single-agent view, and ``pettingzoo.make("aec", "carcassonne_v1", **config)`` the
+AEC env. Version 1 plays the tower variant unless ``expansions`` says otherwise; the version-0 names
+stay registered with their old default, the base game (Gymnasium warns that a newer version exists,
+:mod:`carcassonne_env.carcassonne_v0` with a DeprecationWarning).
+
+Neither library has a plugin hook any more (Gymnasium 1.0 dropped its entry points), so the
 package registers in them itself, without importing them: ``import carcassonne_env.engine`` must
 not pull in any RL library. :func:`register_on_import` registers at once with whichever is imported
 already, and for each other one puts a finder on ``sys.meta_path`` that registers as soon as that
@@ -19,31 +23,39 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 
-__all__ = ["AEC_ENTRY_POINT", "ENV_NAME", "GYM_ENTRY_POINT", "GYM_ID", "register_on_import"]
+__all__ = ["AEC_ENTRY_POINT", "ENV_NAME", "GYM_ENTRY_POINT", "GYM_ID", "LEGACY_ENV_NAME", "LEGACY_GYM_ID",
+           "register_on_import"]
 
 #: The PettingZoo name of the AEC env.
-ENV_NAME = "carcassonne_v0"
+ENV_NAME = "carcassonne_v1"
 #: The Gymnasium id of the single-agent view.
-GYM_ID = "carcassonne_env/Carcassonne-v0"
+GYM_ID = "carcassonne_env/Carcassonne-v1"
+#: The version-0 names, kept for their users: the same env with the base game as its default game.
+LEGACY_ENV_NAME = "carcassonne_v0"
+LEGACY_GYM_ID = "carcassonne_env/Carcassonne-v0"
 AEC_ENTRY_POINT = "carcassonne_env.environment.aec:env"
 GYM_ENTRY_POINT = "carcassonne_env.environment.single_agent:SingleAgentEnv"
+LEGACY_AEC_ENTRY_POINT = "carcassonne_env.carcassonne_v0:env"
 
 
 def _register_gymnasium() -> None:
     import gymnasium
 
-    if GYM_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ID, entry_point=GYM_ENTRY_POINT)
+    # version 0's default game passed as the keyword version 1 would otherwise default
+    for gym_id, kwargs in ((GYM_ID, {}), (LEGACY_GYM_ID, {"expansions": ()})):
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point=GYM_ENTRY_POINT, kwargs=kwargs)
 
 
 def _register_pettingzoo() -> None:
     import pettingzoo
     from pettingzoo.env_registry.exceptions import PettingZooRegistryError
 
-    try:
-        pettingzoo.spec("aec", ENV_NAME)
-    except PettingZooRegistryError:
-        pettingzoo.register("aec", ENV_NAME, entry_point=AEC_ENTRY_POINT)
+    for name, entry_point in ((ENV_NAME, AEC_ENTRY_POINT), (LEGACY_ENV_NAME, LEGACY_AEC_ENTRY_POINT)):
+        try:
+            pettingzoo.spec("aec", name)
+        except PettingZooRegistryError:
+            pettingzoo.register("aec", name, entry_point=entry_point)
 
 
 #: Library → what registers the env with it (once it is imported).

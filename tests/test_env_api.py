@@ -65,13 +65,35 @@ def test_registered_with_pettingzoo_and_gymnasium() -> None:
 
 
 def test_top_level_factories_and_versioned_module_build_the_env() -> None:
-    from carcassonne_env import carcassonne_v0
+    from carcassonne_env import carcassonne_v1
 
     wrapped = carcassonne_env.env(players=2)
     assert isinstance(wrapped, pettingzoo.AECEnv) and not isinstance(wrapped, raw_env)
     assert isinstance(carcassonne_env.raw_env(players=2), raw_env)
-    assert carcassonne_v0.raw_env is raw_env
-    assert isinstance(carcassonne_v0.env(players=3).unwrapped, raw_env)
+    assert carcassonne_v1.raw_env is raw_env
+    assert isinstance(carcassonne_v1.env(players=3).unwrapped, raw_env)
+
+
+def test_version_1_plays_the_tower_variant_unless_told_otherwise() -> None:
+    """The env's default game is the one every command defaults to; ``expansions=()`` is the base game."""
+    assert carcassonne_env.env().unwrapped.game_config.expansions == TOWER_VARIANT
+    assert gymnasium.make(GYM_ID).unwrapped.aec.game_config.expansions == TOWER_VARIANT
+    assert carcassonne_env.env(expansions=()).unwrapped.game_config.expansions == ()
+    assert carcassonne_env.env(expansions=["tower"]).unwrapped.game_config.expansions == ("tower",)
+
+
+def test_version_0_keeps_the_base_game_and_warns() -> None:
+    from carcassonne_env import carcassonne_v0
+
+    with pytest.warns(DeprecationWarning, match="carcassonne_v1 is the same env with the tower variant"):
+        old = carcassonne_v0.env(players=3)
+    assert old.unwrapped.game_config.expansions == () and old.unwrapped.metadata["name"] == "carcassonne_v0"
+    with pytest.warns(DeprecationWarning, match="out of date"):
+        single = gymnasium.make("carcassonne_env/Carcassonne-v0")
+    assert single.unwrapped.aec.game_config.expansions == ()
+    with pytest.warns(DeprecationWarning):
+        clone = pickle.loads(pickle.dumps(carcassonne_v0.raw_env(expansions=("tower",))))
+    assert type(clone) is carcassonne_v0.raw_env and clone.game_config.expansions == ("tower",)
 
 
 def test_pickles_as_its_constructor_arguments() -> None:

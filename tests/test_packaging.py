@@ -37,10 +37,10 @@ MAKE = "type(gymnasium.make({id!r}, players=2).unwrapped).__name__"
 @pytest.mark.parametrize(
     "imports, gym_id",
     [
-        ("import carcassonne_env, gymnasium", "carcassonne_env/Carcassonne-v0"),  # gymnasium imported after
-        ("import gymnasium, carcassonne_env", "carcassonne_env/Carcassonne-v0"),  # gymnasium imported before
-        ("import gymnasium", "carcassonne_env:carcassonne_env/Carcassonne-v0"),  # gymnasium imports the package
-        ("import gymnasium", "carcassonne_env.environment:carcassonne_env/Carcassonne-v0"),
+        ("import carcassonne_env, gymnasium", "carcassonne_env/Carcassonne-v1"),  # gymnasium imported after
+        ("import gymnasium, carcassonne_env", "carcassonne_env/Carcassonne-v1"),  # gymnasium imported before
+        ("import gymnasium", "carcassonne_env:carcassonne_env/Carcassonne-v1"),  # gymnasium imports the package
+        ("import gymnasium", "carcassonne_env.environment:carcassonne_env/Carcassonne-v1"),
     ],
 )
 def test_gymnasium_makes_the_single_agent_env_after_import_carcassonne_env(imports: str, gym_id: str) -> None:
@@ -49,14 +49,15 @@ def test_gymnasium_makes_the_single_agent_env_after_import_carcassonne_env(impor
 
 def test_without_the_import_gymnasium_does_not_know_the_env() -> None:
     """The registration is the package's import, not a side effect of something else."""
-    code = "import gymnasium; print('carcassonne_env/Carcassonne-v0' in gymnasium.registry)"
+    code = "import gymnasium; print('carcassonne_env/Carcassonne-v1' in gymnasium.registry)"
     assert _run(code) == "False"
 
 
 @pytest.mark.parametrize("order", ["import carcassonne_env, pettingzoo", "import pettingzoo, carcassonne_env"])
 def test_pettingzoo_makes_the_aec_env_after_import_carcassonne_env(order: str) -> None:
-    code = f"{order}; print(pettingzoo.make('aec', 'carcassonne_v0', players=3).unwrapped.metadata['name'])"
-    assert _run(code) == "carcassonne_v0"
+    for name in ("carcassonne_v1", "carcassonne_v0"):
+        code = f"{order}; print(pettingzoo.make('aec', {name!r}, players=3).unwrapped.metadata['name'])"
+        assert _run(f"import warnings; warnings.simplefilter('ignore'); {code}") == name
 
 
 def test_the_version_has_one_source() -> None:

@@ -53,7 +53,7 @@ game = Game(GameConfig(players=2, expansions=("tower",)), seed=5)
 players = [make_agent("greedy", seed=s) for s in range(2)]
 while not game.is_over:
     game.apply(players[game.current_player].choose_action(game))
-env = gymnasium.make("carcassonne_env/Carcassonne-v0", players=2)
+env = gymnasium.make("carcassonne_env/Carcassonne-v1", players=2)
 print(json.dumps({
     "compiled": COMPILED, "agents": agents.COMPILED, "game_module": game_module.__file__,
     "package": carcassonne_env.__file__, "scores": list(game.scores), "env": type(env.unwrapped).__name__,

@@ -1,4 +1,4 @@
-"""``carcassonne_v0`` for RLlib's new API stack: the env adapter and the board network as an RLModule.
+"""``carcassonne_v1`` for RLlib's new API stack: the env adapter and the board network as an RLModule.
 
 **Env** (:func:`make_env`): the unwrapped PettingZoo AEC env (``raw_env``), its observations renamed by
 :class:`RLlibObservationKeys`, inside RLlib's ``PettingZooEnv`` wrapper (a turn-based
@@ -83,7 +83,7 @@ class RLlibObservationKeys(BaseWrapper):  # type: ignore[type-arg]
 
 
 def make_env(config: dict[str, Any]) -> PettingZooEnv:
-    """The RLlib env of ``carcassonne_v0`` with ``config`` (the env's keyword arguments): the
+    """The RLlib env of ``carcassonne_v1`` with ``config`` (the env's keyword arguments): the
     unwrapped AEC env (``raw_env``, as the SB3 trainer's ``SingleAgentEnv`` steps it), since the
     module only takes legal actions. PettingZoo's checking wrappers cost a fifth of an env step
     here, and an illegal action raises ``IllegalActionError`` naming the rule it breaks (an EnvRunner

@@ -1,7 +1,7 @@
 """
 # Carcassonne (with The Tower, Black Tower and The Watchtowers)
 
-| Creation           | `carcassonne_env.env(**config)` or `pettingzoo.make("aec", "carcassonne_v0", **config)` |
+| Creation           | `carcassonne_env.env(**config)` or `pettingzoo.make("aec", "carcassonne_v1", **config)` |
 |--------------------|------------------------------------------------------------------------|
 | Actions            | Discrete                                                               |
 | Parallel API       | No                                                                     |
@@ -20,7 +20,8 @@ rewards, :mod:`.options` the options.
 ### Arguments
 ``env(render_mode=None, **config)``: the fields of :class:`~carcassonne_env.engine.GameConfig`
 (``players``, ``expansions``, ``tile_sets`` and the variant flags) plus ``window``, ``reward`` and
-``shaping``. ``reset(seed=s)`` plays the game ``Game(config, seed=s)`` (``s`` a non-negative int);
+``shaping``; without ``expansions`` the game is the tower variant (``expansions=()``: the base game).
+``reset(seed=s)`` plays the game ``Game(config, seed=s)`` (``s`` a non-negative int);
 ``reset()`` without a seed draws the next game seed from the generator of the last seed.
 
 ### Engine-level agents
@@ -71,7 +72,7 @@ from .observation import Encoder
 from .options import split_config
 from .rewards import shaping_rewards, terminal_rewards
 
-__all__ = ["ENV_NAME", "CarcassonneAEC", "env", "raw_env"]
+__all__ = ["ENV_NAME", "CarcassonneAEC", "env", "raw_env", "wrap"]
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ObsDict = dict[str, Any]
@@ -89,7 +90,11 @@ _EZ_SETSTATE: Callable[[EzPickle, dict[str, Any]], None] = EzPickle.__setstate__
 
 def env(**config: Any) -> CarcassonneAEC:
     """The wrapped env: illegal-move termination (−1), action bounds and call-order checks."""
-    wrapped: CarcassonneAEC = raw_env(**config)
+    return wrap(raw_env(**config))
+
+
+def wrap(wrapped: CarcassonneAEC) -> CarcassonneAEC:
+    """PettingZoo's wrappers of :func:`env` around a raw env."""
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

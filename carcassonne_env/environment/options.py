@@ -2,7 +2,9 @@
 
 ``raw_env(**config)`` takes one flat set of keyword arguments; :func:`split_config` separates the
 env options below from the game fields (anything else must be a ``GameConfig`` field, or a
-:class:`~carcassonne_env.engine.ConfigError` names it).
+:class:`~carcassonne_env.engine.ConfigError` names it). A config that names no ``expansions`` plays
+:data:`DEFAULT_EXPANSIONS`, the tower variant: the game every command of the project defaults to
+(``expansions=()`` is the base game, the default of the version-0 names).
 
 ==============  ==============  =================================================================
 option          default         meaning
@@ -26,8 +28,10 @@ from typing import Any, Literal
 
 from ..engine import ConfigError, GameConfig
 from ..engine.config import as_int
+from ..engine.registry import TOWER_VARIANT
 
 __all__ = [
+    "DEFAULT_EXPANSIONS",
     "DEFAULT_WINDOW",
     "MAX_WINDOW",
     "MIN_WINDOW",
@@ -39,6 +43,8 @@ __all__ = [
     "split_config",
 ]
 
+#: The expansions of the env's default game: the tower variant (The Tower, Black Tower, The Watchtowers).
+DEFAULT_EXPANSIONS: tuple[str, ...] = TOWER_VARIANT
 #: Default board window: the measured worst case of 10,000 random games (29) plus one cell of margin
 #: on every side (docs/env.md).
 DEFAULT_WINDOW = 31
@@ -82,7 +88,9 @@ _OPTION_NAMES = frozenset(f.name for f in fields(EnvOptions))
 
 
 def split_config(config: dict[str, Any]) -> tuple[GameConfig, EnvOptions]:
-    """(game config, env options) from one flat keyword dict; lists are accepted for tuples."""
+    """(game config, env options) from one flat keyword dict; lists are accepted for tuples, and a
+    dict without ``expansions`` plays :data:`DEFAULT_EXPANSIONS`."""
     options = EnvOptions(**{k: v for k, v in config.items() if k in _OPTION_NAMES})
-    game = GameConfig.from_dict({k: v for k, v in config.items() if k not in _OPTION_NAMES})
+    game = GameConfig.from_dict({"expansions": DEFAULT_EXPANSIONS,
+                                 **{k: v for k, v in config.items() if k not in _OPTION_NAMES}})
     return game, options

@@ -8,7 +8,7 @@ What happens:
 
 1. **Ray**: a local Ray (``--num-cpus`` cores, all by default) or the cluster at ``--address``
    (:mod:`training.arena.ray_support`). Every node needs this project and the ``ray`` extra installed.
-2. **PPO** on ``carcassonne_v0`` through RLlib's ``PettingZooEnv`` wrapper, with the observation
+2. **PPO** on ``carcassonne_v1`` through RLlib's ``PettingZooEnv`` wrapper, with the observation
    keys RLlib's action masking expects (:mod:`agents.nets.rllib_module`): every seat plays the one
    shared policy (self-play), the network is the SB3 trainer's (:class:`~agents.nets.board_net.BoardNet`
    inside :class:`~agents.nets.rllib_module.CarcassonneRLModule`), always masked. ``env_runners``

@@ -1,4 +1,4 @@
-"""Self-play training with MaskablePPO on carcassonne_v0 — one readable file, cleanrl-style.
+"""Self-play training with MaskablePPO on carcassonne_v1 — one readable file, cleanrl-style.
 
     carcassonne train ppo quick                                 # ≤ 5 minutes on 2 cores, into runs/ppo/quick
     carcassonne train ppo full                                  # hours (the pretrained agent), runs/ppo/full
