@@ -3,9 +3,12 @@
 The wheel zooms the board (its ``viewBox`` changes), an arrow key pans, the fit button restores
 the whole board; the Moves list is oldest first, numbered by decision; one Enter is one action
 (Enter on a focused button is that button's, not also the page's "place"); each seat's last tile
-is marked; the hint is drawn on the board at a legal placement; at the end the breakdown by
-category sums to the scores and hovering a score line marks its place on the board. Skipped
-without Chromium as tests/test_human_web.py is (``CARCASSONNE_REQUIRE_BROWSER=1``: fails instead).
+is marked; the hint is drawn on the board at a legal placement, every spot's coordinates painted
+above it; at the end the breakdown by category sums to the scores and hovering a score line marks
+its place on the board. The watchtower legend is shown with the watchtowers only; a hovered choice's
+marker is styled unlike a tower's height badge; with a dozen choices at 1280×720 the score panels
+stay in view. Skipped without Chromium as tests/test_human_web.py is
+(``CARCASSONNE_REQUIRE_BROWSER=1``: fails instead).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import pytest
 from headless_chromium import chromium, until
 
 from agents import make_agent
-from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.engine.tiles import WATCHTOWER_RATES
 from carcassonne_env.play import PlaySession
 from carcassonne_env.play.server import PlayServer
+from carcassonne_env.viewer.palette import WATCHTOWER_LETTERS
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +36,26 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 
-
 def _settled(browser: Any, server: PlayServer) -> bool:
     """The page shows the server's current position, a human's decision."""
     waiting, decisions = browser.execute_script(
         "return [document.body.dataset.waiting, document.body.dataset.decisions];")
     return bool(waiting == "human" and decisions == str(len(server.session.game.history)))
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether the element rectangles ``a`` and ``b`` (Selenium's ``rect``) overlap."""
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def _dozen_choices() -> Game:
+    """A game of the tower variant at a follower's decision with 13 choices (six follower spots,
+    six floors on two towers, a tower top, none a capture), played there by a seeded random agent."""
+    game, agent = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=3), make_agent("random", seed=3)
+    while game.phase is Phase.PLACE or len(game.legal_actions()) < 12:
+        game.apply(agent.choose_action(game))
+    return game
 
 
 def _play_a_few_turns(session: PlaySession, turns: int) -> None:
@@ -124,6 +143,15 @@ def test_the_hint_is_drawn_and_the_final_breakdown_sums_to_the_scores(browser: A
         cell = until(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-mark .hint-cell"), "the hint")[0]
         x, y, rotation = (int(cell.get_dom_attribute(a)) for a in ("data-x", "data-y", "data-rotation"))
         assert (0, x, y, rotation) in [tuple(a) for a in server.session.game.legal_actions()]  # a PLACE, legal
+        # The spot's own label is painted after (above) the hint's faint tile; no label under the hint's.
+        label = browser.find_element(By.CSS_SELECTOR, f'#spot-labels .spot-label[data-x="{x}"][data-y="{y}"]')
+        ghost = browser.find_element(By.CSS_SELECTOR, "#hint-mark .hint-ghost")
+        assert browser.execute_script(
+            "return arguments[0].compareDocumentPosition(arguments[1]) & Node.DOCUMENT_POSITION_FOLLOWING;",
+            ghost, label)
+        assert label.text == f"{x},{y}"
+        words = browser.find_element(By.CSS_SELECTOR, "#hint-mark .hint-label").rect
+        assert not any(_overlap(words, spot.rect) for spot in browser.find_elements(By.CSS_SELECTOR, ".spot-label"))
         _play_a_few_turns(session, 10_000)  # to the end
         browser.refresh()
         until(lambda: browser.execute_script("return document.body.dataset.waiting") == "over", "the end")
@@ -159,4 +187,85 @@ def test_a_forced_choice_is_played_for_the_human(browser: Any, tmp_path: Path) -
         assert server.session.game.history[-1].kind == ActionKind.PASS
         assert "the only choice, played for you" in browser.find_element(By.ID, "message").text
     finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("expansions", [TOWER_VARIANT, ("tower",)])
+def test_the_watchtower_legend_only_with_the_watchtowers(browser: Any, tmp_path: Path,
+                                                         expansions: tuple[str, ...]) -> None:
+    from selenium.webdriver.common.by import By
+
+    game = Game(GameConfig(players=2, expansions=expansions), seed=1)
+    server = PlayServer(PlaySession(game, ("human", "human"), [None, None]), tmp_path / "legend.json",
+                        lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        browser.get(server.url)
+        until(lambda: _settled(browser, server), "the human's decision")
+        legend = browser.find_element(By.ID, "watchtower-legend")
+        entries = legend.find_elements(By.CSS_SELECTOR, "li")
+        if "watchtowers" not in expansions:
+            assert not legend.is_displayed() and entries == []
+            return
+        assert legend.is_displayed()
+        subjects = {letter: subject for subject, letter in WATCHTOWER_LETTERS.items()}
+        assert sorted(e.get_dom_attribute("data-letter") for e in entries) == sorted(subjects)
+        for entry in entries:
+            letter = entry.get_dom_attribute("data-letter")
+            assert entry.text.startswith(f"{WATCHTOWER_RATES[subjects[letter]]} per ")
+            disc = entry.find_element(By.TAG_NAME, "use").get_dom_attribute("href")  # the tiles' own disc
+            drawn = "return document.querySelector(arguments[0] + ' .watchtower text').textContent;"
+            assert browser.execute_script(drawn, disc) == letter
+    finally:
+        server.stop()
+
+
+def test_a_hovered_choice_is_marked_unlike_a_towers_height(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    server = PlayServer(PlaySession(_dozen_choices(), ("human", "human"), [None, None]), tmp_path / "hover.json",
+                        lambda spec: make_agent(spec, seed=0)).start()
+    try:
+        browser.get(server.url)
+        until(lambda: _settled(browser, server), "the human's decision")
+        tower = browser.find_element(By.CSS_SELECTOR, "#option-marks .mark-tower")
+        index = tower.get_dom_attribute("data-index")
+        ActionChains(browser).move_to_element(
+            browser.find_element(By.CSS_SELECTOR, f'#choices .choice[data-index="{index}"]')).perform()
+        until(lambda: "lit" in str(tower.get_attribute("class")), "the hovered choice's marker lit")
+        style = "const s = getComputedStyle(arguments[0]); return [s.fill, s.stroke];"
+        lit = browser.execute_script(style, tower.find_element(By.CSS_SELECTOR, ".mark-dot"))
+        badges = {tuple(browser.execute_script(style, b))
+                  for b in browser.find_elements(By.CSS_SELECTOR, "#towers .tower-badge")}
+        assert badges
+        assert all(lit[0] != fill and lit[1] != stroke for fill, stroke in badges)
+    finally:
+        server.stop()
+
+
+def test_the_scores_stay_in_view_with_a_dozen_choices_at_1280_by_720(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    server = PlayServer(PlaySession(_dozen_choices(), ("human", "human"), [None, None]), tmp_path / "fold.json",
+                        lambda spec: make_agent(spec, seed=0)).start()
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        browser.get(server.url)
+        until(lambda: _settled(browser, server), "the human's decision")
+        assert browser.execute_script("return [innerWidth, innerHeight];") == [1280, 720]
+        choices = browser.find_elements(By.CSS_SELECTOR, "#choices .choice")
+        assert len(choices) >= 12
+        for score in browser.find_elements(By.CSS_SELECTOR, "#players .player"):
+            assert score.rect["y"] >= 0 and score.rect["y"] + score.rect["height"] <= 720
+        # The list scrolls instead: hovering the last marker brings its button into view.
+        box = browser.find_element(By.ID, "choices")
+        marker = browser.find_elements(By.CSS_SELECTOR, "#option-marks .option-mark")[-1]
+        last = choices[int(marker.get_dom_attribute("data-index"))]
+        assert not _overlap(last.rect, box.rect)
+        ActionChains(browser).move_to_element(marker.find_element(By.CSS_SELECTOR, ".mark-dot")).perform()
+        until(lambda: _overlap(last.rect, box.rect), "the hovered marker's button in view")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         server.stop()

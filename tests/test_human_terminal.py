@@ -1,5 +1,6 @@
 """A human at the terminal (carcassonne_env.play.terminal, ``carcassonne play human ...``), driven
-through stdin: a scripted game to the end, bad input asked again, undo, hint, save and resume."""
+through stdin: a scripted game to the end, bad input asked again, undo, hint, save and resume, the
+legal placements wrapped to the terminal's width between spots."""
 
 from __future__ import annotations
 
@@ -90,6 +91,31 @@ def _seats(saved: dict[str, object]) -> list[int]:
         seats.append(game.current_player)
         game.apply(action)
     return seats
+
+
+def test_the_legal_placements_wrap_between_spots_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game, agent = Game(GameConfig(players=2), seed=4), make_agent("random", seed=1)
+    while game.turn < 25 or game.phase is not Phase.PLACE:  # a board with some twenty spots, x and y negative too
+        game.apply(agent.choose_action(game))
+    legal = game.legal_actions()
+    spots = {(a.x, a.y) for a in legal}
+    item = re.compile(r"(-?\d+),(-?\d+): r\d(?:[= ]r\d)*")
+    for width in range(40, 121):
+        monkeypatch.setenv("COLUMNS", str(width))  # shutil.get_terminal_size reads it first
+        out = io.StringIO()
+        TerminalPlay(PlaySession(game.clone(), ["human", "human"], [None, None]), tmp_path / f"{width}.json",
+                     lambda spec: make_agent(spec, seed=0), io.StringIO("quit\n"), out).run()
+        text = out.getvalue()
+        listed = text[text.index("legal placements"):text.index("placement (e.g.")].splitlines()
+        head = next(k for k, line in enumerate(listed) if line.endswith("):"))
+        lines = listed[head + 1:]
+        assert all(len(line) <= width for line in listed), width
+        assert all(line.startswith("  ") and line.endswith(";") for line in lines[:-1]) and not lines[-1].endswith(";")
+        items = [i for line in lines for i in line.strip().rstrip(";").split("; ")]
+        assert all(item.fullmatch(i) for i in items), (width, items)  # whole items: no coordinate split
+        found = [m for i in items if (m := item.fullmatch(i))]
+        assert sorted((int(m[1]), int(m[2])) for m in found) == sorted(spots)
+        assert len(lines) > 1  # the list is longer than any width tried
 
 
 def test_placement_codes_come_from_the_legal_list() -> None:

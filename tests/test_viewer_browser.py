@@ -2,7 +2,7 @@
 ``chromium-driver``, installed by scripts/test.sh) driven by Selenium.
 
 The test steps to the end with the End key, back and forth with the arrow keys and the next
-button, reads the board and the scores from the DOM and saves a screenshot. Without Chromium it
+button, reads the board, the scores and the watchtower legend from the DOM and saves a screenshot. Without Chromium it
 is skipped with the reason; with ``CARCASSONNE_REQUIRE_BROWSER=1`` (set by scripts/test.sh as root
 with apt-get, where it installs Chromium) it fails instead.
 """
@@ -43,6 +43,7 @@ def test_the_page_steps_to_the_end_and_shows_the_engines_final_board(browser: An
         return list(browser.find_elements(By.CSS_SELECTOR, css))
 
     assert len(shown("#tiles .tile")) == 1  # the start tile
+    assert shown("#watchtower-legend")[0].is_displayed() and len(shown("#watchtower-legend li")) == 5
     assert [s.text for s in shown(".score")] == ["0", "0"]
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
     last = len(game.history)

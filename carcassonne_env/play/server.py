@@ -85,7 +85,7 @@ from ..engine import TOWER_TOP_SLOT, Action, ActionKind, Game, Phase
 from ..viewer.page import fill_page, static_text, tile_symbols
 from ..viewer.palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from ..viewer.snapshots import frame
-from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg
+from ..viewer.tile_svg import SIZE, follower_point, symbol_id, tile_svg, watchtower_legend
 from .choices import FeatureCells, feature_cells
 from .session import (
     AgentError,
@@ -133,12 +133,15 @@ Answer = tuple[int, dict[str, Any]]
 
 def page_html(session: PlaySession, title: str, token: str) -> str:
     """The play page: the static files, every tile symbol of the game's catalogue in every
-    rotation, the seats and the session's ``token`` (sent back in :data:`TOKEN_HEADER`) as JSON
+    rotation, the legend of the watchtower discs (:func:`~..viewer.tile_svg.watchtower_legend`),
+    the seats and the session's ``token`` (sent back in :data:`TOKEN_HEADER`) as JSON
     (assembled as the replay page is: :func:`~..viewer.page.fill_page`)."""
     game = session.game
     symbols = {symbol_id(t, r): tile_svg(t, r) for t in game.catalogue.types for r in range(4)}
+    discs, legend = watchtower_legend(game.config)
+    symbols.update(discs)
     data = {
-        "title": title, "size": SIZE, "expansions": list(game.config.expansions),
+        "title": title, "size": SIZE, "expansions": list(game.config.expansions), "watchtowers": legend,
         "players": [{"name": SEAT_NAMES[p], "agent": session.seats[p], "colour": css(SEAT_COLOURS[p])}
                     for p in range(game.num_players)],
         "floor_colours": [css(FLOOR_COLOURS[c]) for c in sorted(FLOOR_COLOURS)],

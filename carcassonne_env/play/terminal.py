@@ -3,8 +3,9 @@
 On a human's PLACE decision the board is shown framed with its coordinates, the spots where the tile
 fits marked (:mod:`.text_table`), and the legal placements are listed by spot, each with the
 rotations the tile fits in; rotations that make the same placement (a symmetric tile) are joined
-(``r0=r2``). A placement is chosen by a code ``x,y rR`` (:func:`~.session.parse_placement`), or
-``x,y`` alone when every rotation that fits there makes the same placement. Every later decision
+(``r0=r2``); the list is wrapped to the terminal's width between spots, never inside one. A
+placement is chosen by a code ``x,y rR`` (:func:`~.session.parse_placement`), or ``x,y`` alone when
+every rotation that fits there makes the same placement. Every later decision
 (follower, floor, tower top, capture, ransom, pass) is a numbered menu of the engine's legal
 actions; with ``auto_single`` (the default) a decision with one legal action only (a forced pass)
 is played for the human and said in one line. The seats are named by colour and who sits there
@@ -35,7 +36,9 @@ The streams are injectable, so tests drive a whole game through a ``StringIO``.
 
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -104,6 +107,19 @@ def _spots(tile: TileType, legal: Sequence[Action]) -> dict[tuple[int, int], lis
     for a in legal:
         rotations.setdefault((a.x, a.y), []).append(a.arg)
     return {spot: rotation_groups(tile, rs) for spot, rs in sorted(rotations.items())}
+
+
+def _wrap_items(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
+    """``items`` joined by ``"; "`` into lines of at most ``width`` characters, each starting with
+    ``indent`` and each but the last ending with ``;``: a line breaks only between two items, never
+    inside one (an item too long for a line has a line of its own, longer than ``width``)."""
+    lines: list[list[str]] = []
+    for item in items:
+        if lines and len(indent + "; ".join([*lines[-1], item]) + ";") <= width:
+            lines[-1].append(item)
+        else:
+            lines.append([item])
+    return [indent + "; ".join(line) + (";" if k < len(lines) - 1 else "") for k, line in enumerate(lines)]
 
 
 def _parse(answer: str, tile: TileType, legal: Sequence[Action]) -> Action:
@@ -271,7 +287,8 @@ class TerminalPlay:
 
     def _place(self, who: str, legal: Sequence[Action]) -> None:
         """A PLACE decision: the board (once a decision), the tile, the legal spots and their rotations
-        (alike ones joined, :func:`rotation_groups`), then one answer: a placement or a command."""
+        (alike ones joined, :func:`rotation_groups`) wrapped to the terminal's width between spots
+        (:func:`_wrap_items`), then one answer: a placement or a command."""
         session = self.session
         game = session.game
         tile = game.current_tile
@@ -284,9 +301,11 @@ class TerminalPlay:
         spots = _spots(tile, legal)
         alike = "; r0=r2: the same placement, and a spot with one choice needs no rotation" if any(
             len(group) > 1 for groups in spots.values() for group in groups) else ""
-        self.say(f"legal placements (x,y: rotations, quarter turns clockwise{alike}): " + "; ".join(
-            f"{x},{y}: {' '.join('='.join(f'r{r}' for r in group) for group in groups)}"
-            for (x, y), groups in spots.items()))
+        width = shutil.get_terminal_size().columns
+        self.say(textwrap.fill(f"legal placements (x,y: rotations, quarter turns clockwise{alike}):", width,
+                               break_long_words=False, break_on_hyphens=False))
+        self.say("\n".join(_wrap_items([f"{x},{y}: {' '.join('='.join(f'r{r}' for r in group) for group in groups)}"
+                                       for (x, y), groups in spots.items()], width)))
         answer = self._ask(f"placement (e.g. {placement_code(legal[0])}) or command> ")
         if self._command(answer):
             return

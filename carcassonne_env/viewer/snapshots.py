@@ -16,6 +16,9 @@
   else null) and ``events``: the score changes of the turn so far, each
   ``[seat, points, words]``.
 
+Beside the frames the data carries ``watchtowers``, the legend of the watchtower discs
+(:func:`~.tile_svg.watchtower_legend`; empty without the expansion), its discs among the symbols.
+
 The record of a forfeited game (:class:`~.records.Forfeited`) must stop before the end of the game.
 
 Board SVG units: the tile at (x, y) is the square with top-left corner ``(x * SIZE, -y * SIZE)``
@@ -42,7 +45,7 @@ from ..engine import (
 from ..engine.geometry import pack
 from .palette import FLOOR_COLOURS, SEAT_COLOURS, SEAT_NAMES, css
 from .records import Forfeited, RecordError, Replayable
-from .tile_svg import SIZE, follower_point, symbol_id, tile_svg
+from .tile_svg import SIZE, follower_point, symbol_id, tile_svg, watchtower_legend
 
 __all__ = ["describe_action", "describe_event", "forfeit_words", "frame", "replay_data"]
 
@@ -202,10 +205,13 @@ def replay_data(source: Replayable, title: str) -> dict[str, Any]:
         if symbol_id(tile, 0) in hands and symbol_id(tile, 0) not in symbols:
             symbols[symbol_id(tile, 0)] = tile_svg(tile, 0)
     tiles = [[t.x, t.y, symbol_id(t.tile, t.rotation), t.tile.id] for t in game.tiles()]
+    discs, legend = watchtower_legend(game.config)
+    symbols.update(discs)
     return {
         "title": title,
         "size": SIZE,
         "expansions": list(game.config.expansions),
+        "watchtowers": legend,
         "players": [
             {"name": SEAT_NAMES[p], "agent": None if source.seats is None else source.seats[p],
              "colour": css(SEAT_COLOURS[p])}

@@ -14,16 +14,19 @@ decides how each kind looks:
   disc with its subject's letter, a tower foundation a dashed square on the centre.
 
 :func:`follower_point` is where a follower on a segment stands (its anchor sub-cell, the one the
-``rgb_array`` picture uses too).
+``rgb_array`` picture uses too). :func:`watchtower_legend` is what the pages' legend of the
+watchtower discs shows: each subject's disc, as on a tile, and what it scores (R60, R63).
 """
 
 from __future__ import annotations
 
-from ..engine import SegmentKind, TileType
+from ..engine import GameConfig, SegmentKind, TileType
 from ..engine.subcells import anchor_cell, segment_cells
+from ..engine.tiles import WATCHTOWER_RATES
+from ..engine.watchtowers import WatchtowersExpansion
 from .palette import TERRAIN, WATCHTOWER_LETTERS, css
 
-__all__ = ["CELL", "SIZE", "follower_point", "symbol_id", "tile_svg"]
+__all__ = ["CELL", "SIZE", "follower_point", "symbol_id", "tile_svg", "watchtower_legend"]
 
 #: SVG units per sub-cell and per tile.
 CELL = 20
@@ -39,6 +42,11 @@ _CORNER_FLAT = (2, 8, 6, 0)
 _CAP = f"M0,0 H{SIZE} C{SIZE * 3 // 4},{CELL + 2} {SIZE // 4},{CELL + 2} 0,0 Z"
 _CORNER = f"M0,0 H{SIZE} V{SIZE} Q{_MID + 6},{_MID - 6} 0,0 Z"
 _EDGE_MIDPOINTS = ((_MID, 0), (SIZE, _MID), (_MID, SIZE), (0, _MID))
+#: Half the side of the square a watchtower's disc (outline included) fits in, about the tile's centre.
+_DISC_HALF = 10
+#: What a watchtower of each subject counts in its 3×3 area (R63), as the legend says it: one word each.
+_COUNTED = {"meeple": "follower", "coat-of-arms": "pennant", "road": "road tile", "monastery": "monastery",
+            "city": "city tile"}
 
 
 def symbol_id(tile: TileType, rot: int) -> str:
@@ -98,6 +106,33 @@ def _chapel() -> str:
             f'<rect x="{m - 2.5}" y="{m + 3}" width="5" height="7" fill="#5b3a2a"/></g>')
 
 
+def _watchtower_disc(subject: str) -> str:
+    """A watchtower of ``subject``: a dark disc with its letter on the tile's centre, within
+    :data:`_DISC_HALF` of it."""
+    return (f'<g class="watchtower"><circle cx="{_MID}" cy="{_MID}" r="8.5" fill="#34424a" stroke="#e8e8e8" '
+            f'stroke-width="1.5"/><text x="{_MID}" y="{_MID + 3.5}" text-anchor="middle" font-size="10" '
+            f'font-weight="bold" fill="#fff">{WATCHTOWER_LETTERS[subject]}</text></g>')
+
+
+def watchtower_legend(config: GameConfig) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The legend of the watchtower discs of a game of ``config``: nothing without the watchtowers
+    expansion, else per subject (in :data:`~.palette.WATCHTOWER_LETTERS` order) a symbol, its
+    disc as a tile shows it, enlarged to fill a whole :data:`SIZE` square (the ``id: svg`` items of
+    :func:`~.page.tile_symbols`), and an entry ``{"symbol", "letter", "subject", "words"}``, words
+    such as ``1 per city tile``: the rate of R60 per item R63 counts in the 3×3 area."""
+    if not config.has(WatchtowersExpansion.name):
+        return {}, []
+    symbols, entries = {}, []
+    scale = _MID / _DISC_HALF
+    for subject, letter in WATCHTOWER_LETTERS.items():
+        key = f"watchtower-{letter}"
+        symbols[key] = (f'<g transform="translate({_MID} {_MID}) scale({scale}) translate({-_MID} {-_MID})">'
+                        f"{_watchtower_disc(subject)}</g>")
+        entries.append({"symbol": key, "letter": letter, "subject": subject,
+                        "words": f"{WATCHTOWER_RATES[subject]} per {_COUNTED[subject]}"})
+    return symbols, entries
+
+
 def tile_svg(tile: TileType, rot: int) -> str:
     """The inside of the ``<symbol>`` of ``tile`` in rotation ``rot`` (module docstring)."""
     cells = segment_cells(tile, rot)
@@ -123,10 +158,7 @@ def tile_svg(tile: TileType, rot: int) -> str:
     if tile.monastery_slot >= 0:
         out.append(_chapel())
     elif tile.watchtower is not None:
-        letter = WATCHTOWER_LETTERS[tile.watchtower.subject]
-        out.append(f'<g class="watchtower"><circle cx="{_MID}" cy="{_MID}" r="8.5" fill="#34424a" stroke="#e8e8e8" '
-                   f'stroke-width="1.5"/><text x="{_MID}" y="{_MID + 3.5}" text-anchor="middle" font-size="10" '
-                   f'font-weight="bold" fill="#fff">{letter}</text></g>')
+        out.append(_watchtower_disc(tile.watchtower.subject))
     elif tile.tower_foundation:
         out.append(f'<rect class="foundation" x="{_MID - 10}" y="{_MID - 10}" width="20" height="20" fill="#b9b4a8" '
                    'stroke="#444" stroke-width="1.2" stroke-dasharray="3 2"/>')

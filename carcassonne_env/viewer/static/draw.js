@@ -1,7 +1,7 @@
 "use strict";
 // Drawing shared by the replay page (page.js) and the play page (play.js): tiles, towers,
 // followers and player cards, from the data of carcassonne_env/viewer/snapshots.py
-// (data: size, players, floor_colours; a frame: followers, towers, players).
+// (data: size, players, floor_colours, watchtowers; a frame: followers, towers, players).
 function carcassonneDrawer(data) {
   const NS = "http://www.w3.org/2000/svg";
   const S = data.size, FLOORS = data.floor_colours, FLOOR_NAMES = ["normal", "black", "white"];
@@ -48,7 +48,7 @@ function carcassonneDrawer(data) {
       stroke: "#222", "stroke-width": 0.8 }, g));
     const colour = FLOORS[floors[floors.length - 1]];  // battlements in the top floor's colour: white caps it
     for (const dx of [-10, -2.5, 5]) el("rect", { x: cx + dx, y: roof - 3, width: 5, height: 3, fill: colour, stroke: "#222", "stroke-width": 0.6 }, g);
-    el("circle", { cx: cx + 13, cy: base - 4, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1 }, g);
+    el("circle", { cx: cx + 13, cy: base - 4, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1, class: "tower-badge" }, g);
     el("text", { x: cx + 13, y: base - 1, "text-anchor": "middle", class: "tower-label", fill: "#111" }, g).textContent = floors.length;
     el("title", {}, g).textContent = `tower at (${x},${y}), height ${floors.length}: ` + floors.map((c) => FLOOR_NAMES[c]).join(", ");
     if (top >= 0) meeple(topAt[0], topAt[1], top, TOP_MEEPLE, layers.followers, false).classList.add("tower-top");
@@ -98,6 +98,32 @@ function carcassonneDrawer(data) {
     for (const [x, y, seat, kind] of f.followers) meeple(x, y, seat, MEEPLE, layers.followers, kind === "field");
   }
 
+  // The legend of the watchtower discs, filled into the element #watchtower-legend (a <details>
+  // on the board) and shown: per subject of data.watchtowers its disc (a symbol) and what it
+  // scores. Without the watchtowers expansion the list is empty and the legend stays hidden.
+  function drawLegend() {
+    const legend = $("watchtower-legend");
+    if (!data.watchtowers.length) return;
+    const summary = document.createElement("summary");
+    summary.textContent = "watchtowers: points per item in the 3×3 around";
+    summary.title = "When a road or city is completed, each follower on it that stands on a watchtower's tile "
+      + "earns its owner the watchtower's points for every item it counts on the 3×3 tiles around it (R62, R63).";
+    const list = document.createElement("ul");
+    for (const w of data.watchtowers) {
+      const li = document.createElement("li");
+      li.dataset.letter = w.letter;
+      li.title = `${w.letter}: the ${w.subject.replaceAll("-", " ")} watchtower`;
+      const disc = el("svg", { viewBox: `0 0 ${S} ${S}`, width: 16, height: 16, "aria-hidden": "true" }, li);
+      el("use", { href: "#" + w.symbol, width: S, height: S }, disc);
+      const words = document.createElement("span");
+      words.textContent = w.words;
+      li.appendChild(words);
+      list.appendChild(li);
+    }
+    legend.replaceChildren(summary, list);
+    legend.hidden = false;
+  }
+
   function drawHand(svg, symbol) {  // the tile in hand (a symbol id) in its own small svg, or nothing
     svg.replaceChildren();
     svg.style.display = symbol ? "" : "none";
@@ -105,5 +131,5 @@ function carcassonneDrawer(data) {
   }
 
   return { S, MEEPLE, TOP_MEEPLE, $, el, layers, meeple, fitBox, fit, towerShape, drawTower, playerCard, drawBoard,
-    drawHand };
+    drawHand, drawLegend };
 }

@@ -10,6 +10,7 @@
 
   $("variant").textContent = data.expansions.length ? "with " + data.expansions.join(", ").replaceAll("_", " ") : "base game";
   $("slider").max = last;
+  draw.drawLegend();
 
   function render(k) {
     current = Math.max(0, Math.min(last, k));

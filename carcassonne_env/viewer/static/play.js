@@ -6,7 +6,7 @@
   const data = JSON.parse(document.getElementById("play-data").textContent);
   const draw = carcassonneDrawer(data);
   const $ = draw.$, S = draw.S;
-  const board = $("board"), spotsLayer = $("spots");
+  const board = $("board"), spotsLayer = $("spots"), labelsLayer = $("spot-labels");
   // Above the tiles and spots, under towers and followers: the feature a hovered choice joins.
   const featureLayer = draw.el("g", { id: "choice-feature" });
   board.insertBefore(featureLayer, $("towers"));
@@ -19,6 +19,7 @@
   let view = null;  // null: the whole board, fitted as it grows; else the box [x, y, w, h] zoomed or panned to
 
   $("variant").textContent = data.expansions.length ? "with " + data.expansions.join(", ").replaceAll("_", " ") : "base game";
+  draw.drawLegend();
 
   async function call(method, path, body) {
     busy = true;
@@ -99,8 +100,11 @@
   // ------------------------------------------------------------------ the tile to place
   function handSymbol(rotation) { return state.frame.hand.replace(/r0$/, "r" + rotation); }
 
+  // Each spot but the chosen one is labelled with its x,y in the topmost layer, above the hint's
+  // faint tile: a label is never covered.
   function drawSpots() {
     spotsLayer.replaceChildren();
+    labelsLayer.replaceChildren();
     for (const [x, y, rotations] of state.placements) {
       const isSel = selected && selected.x === x && selected.y === y;
       if (isSel) draw.el("use", { href: "#" + handSymbol(selected.rotations[selected.i]), x: x * S, y: -y * S,
@@ -109,7 +113,8 @@
         class: "spot" + (isSel ? " selected" : ""), "data-x": x, "data-y": y }, spotsLayer);
       draw.el("title", {}, r).textContent = `(${x},${y}): rotations ${rotations.map((q) => q * 90 + "°").join(", ")}`;
       r.addEventListener("click", () => pick(x, y, rotations));
-      if (!isSel) draw.el("text", { x: x * S + S / 2, y: -y * S + S - 6, class: "spot-label" }, spotsLayer).textContent = `${x},${y}`;
+      if (!isSel) draw.el("text", { x: x * S + S / 2, y: -y * S + S - 6, class: "spot-label", "data-x": x, "data-y": y },
+        labelsLayer).textContent = `${x},${y}`;
     }
     $("rotate").disabled = !selected || selected.rotations.length < 2;
     $("confirm").disabled = !selected;
@@ -147,9 +152,11 @@
       draw.el("title", {}, r).textContent = `${data.players[seat].name}'s last tile, at (${x},${y})`;
     }
   }
+  function choiceButton(i) { return document.querySelector(`#choices .choice[data-index="${i}"]`); }
   function sameAction(a, b) { return a.length === b.length && a.every((v, i) => v === b[i]); }
-  // The hint: a PLACE as the tile drawn faintly where and as it would go; another decision as a
-  // ring on its marker and its button lit.
+  // The hint: a PLACE as the tile drawn faintly where and as it would go, labelled inside the top
+  // of its cell (spot labels sit at the bottom of theirs, above it); another decision as a ring on
+  // its marker and its button outlined, scrolled into view.
   function drawHint() {
     const layer = $("hint-mark");
     layer.replaceChildren();
@@ -160,13 +167,14 @@
       draw.el("use", { href: "#" + handSymbol(arg), x: x * S, y: -y * S, width: S, height: S, class: "hint-ghost" }, layer);
       draw.el("rect", { x: x * S + 1, y: -y * S + 1, width: S - 2, height: S - 2, class: "hint-cell",
         "data-x": x, "data-y": y, "data-rotation": arg }, layer);
-      draw.el("text", { x: x * S + S / 2, y: -y * S - 4, class: "hint-label" }, layer).textContent =
+      draw.el("text", { x: x * S + S / 2, y: -y * S + 14, class: "hint-label" }, layer).textContent =
         `hint: (${x},${y})${arg ? `, ${arg * 90}°` : ""}`;
       return;
     }
     const i = state.options.findIndex((o) => sameAction(o.action, hint.action));
     if (i < 0) return;
-    document.querySelector(`#choices .choice[data-index="${i}"]`).classList.add("hinted");
+    choiceButton(i).classList.add("hinted");
+    choiceButton(i).scrollIntoView({ block: "nearest" });
     const mark = marksLayer.querySelector(`.option-mark[data-index="${i}"]`);  // drawn beside its target
     if (mark) draw.el("circle", { cx: mark.dataset.x, cy: mark.dataset.y, r: MARK_R + 4, class: "hint-ring" }, layer);
   }
@@ -228,7 +236,10 @@
       draw.el("text", { x: spot[0], y: spot[1] + 3, "text-anchor": "middle" }, g).textContent = String(i + 1);
       draw.el("title", {}, g).textContent = o.label;
       g.addEventListener("click", () => act(o.action));
-      g.addEventListener("mouseenter", () => highlightChoice(i));
+      g.addEventListener("mouseenter", () => {  // its button lit, scrolled into view in the list
+        highlightChoice(i);
+        choiceButton(i).scrollIntoView({ block: "nearest" });
+      });
       g.addEventListener("mouseleave", () => highlightChoice(null));
     });
   }
@@ -393,9 +404,10 @@
   $("zoom-in").onclick = () => zoomCentre(1 / 1.25);
   $("zoom-out").onclick = () => zoomCentre(1.25);
   $("fit-board").onclick = fitView;
-  // A mouse click leaves no button focused: Enter after it places the tile rather than pressing
-  // that button again. A button reached with Tab keeps its focus and answers Enter itself.
-  document.addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
+  // A mouse click leaves no button (nor the legend's summary) focused: Enter after it places the
+  // tile rather than pressing that button again. One reached with Tab keeps its focus and answers
+  // Enter itself.
+  document.addEventListener("mousedown", (e) => { if (e.target.closest("button, summary")) e.preventDefault(); });
   const KEYS = {
     r: rotate, R: rotate, Enter: confirm, f: fitView, F: fitView,
     "+": () => zoomCentre(1 / 1.25), "=": () => zoomCentre(1 / 1.25), "-": () => zoomCentre(1.25),
@@ -408,7 +420,7 @@
   document.addEventListener("keydown", (e) => {
     const action = KEYS[e.key];
     if (!action || e.ctrlKey || e.metaKey || e.altKey || (e.repeat && !REPEATS.has(e.key))) return;
-    if (e.target.closest("input, select, textarea") || (e.key === "Enter" && e.target.closest("button"))) return;
+    if (e.target.closest("input, select, textarea") || (e.key === "Enter" && e.target.closest("button, summary"))) return;
     e.preventDefault();
     action();
   });
