@@ -2,17 +2,20 @@
 
 ``engine`` plays random games on the engine: at every decision the agent picks uniformly among
 all legal actions of that decision. Last line:
-``engine: <games/s> games/s, <decisions/s> decisions/s, <mean decisions/game> decisions/game``.
+``engine: <games/s> games/s, <decisions/s> decisions/s, <mean decisions/game> decisions/game; game: <game>``.
 
 ``env`` steps the PettingZoo AEC env with random legal actions, building the observation and
 mask at every ``last()``. Last line:
-``env: <steps/s> steps/s (last()+step() with observation and mask)``.
+``env: <steps/s> steps/s (last()+step() with observation and mask); game: <game>``.
 
-The first line names the setup the figures belong to (:func:`setup_line`): the game (players,
-expansions, tile sets, rule flags: :func:`describe_game`), the agents, the games and seeds, one
-thread, and which engine ran (the compiled core or the Python source, :func:`engine_words`), e.g.
-``setup: 2 players, the base game (no expansion), standard rules; uniformly random legal actions;
-300 games from seed 0; 1 thread in this process; the compiled engine core``.
+Both play the tower variant by default (``--expansions``, ``--rules``, ``--tiles`` and ``--players``
+choose another game), as every command does. The first line names the setup the figures belong
+to (:func:`setup_line`): the game (:func:`~carcassonne_env.engine.describe_game`), the agents, the
+games and seeds, one thread, and which engine ran (the compiled core or the Python source,
+:func:`engine_words`), e.g. ``setup: game: tower variant (tower, black_tower, watchtowers), 2
+players; uniformly random legal actions on the engine; 300 games from seed 0; 1 thread in this
+process; the compiled engine core``; each figure's line names the game again, so that a line quoted
+alone still says what it measured.
 
 ``--profile`` prints the top of a cProfile of the run before the figures.
 """
@@ -28,12 +31,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from . import argtypes
-from .engine import COMPILED, Game, GameConfig
+from .engine import COMPILED, Game, GameConfig, describe_game
 from .engine.playout import random_playout
-from .engine.registry import TOWER_VARIANT
 
-__all__ = ["AGENTS", "DEFAULT_GAMES", "add_arguments", "bench_engine", "bench_env", "describe_game",
-           "engine_words", "main", "run", "setup_line"]
+__all__ = ["AGENTS", "DEFAULT_GAMES", "add_arguments", "bench_engine", "bench_env", "config_of", "engine_words",
+           "main", "run", "setup_line"]
 
 #: Games per measurement when ``--games`` is not given, by target.
 DEFAULT_GAMES: dict[str, int] = {"engine": 300, "env": 50}
@@ -45,25 +47,6 @@ AGENTS: dict[str, str] = {
 }
 
 
-def describe_game(config: GameConfig) -> str:
-    """The game of ``config`` in words: ``2 players, the tower variant (tower, black_tower,
-    watchtowers), standard rules``; tile sets other than the expansions' own and every rule flag
-    that is set are named (``rules no_ransom, extra_foundation_tiles=2``)."""
-    if config.expansions == TOWER_VARIANT:
-        game = f"the tower variant ({', '.join(config.expansions)})"
-    elif config.expansions:
-        game = f"expansions {', '.join(config.expansions)}"
-    else:
-        game = "the base game (no expansion)"
-    text = f"{config.players} players, {game}"
-    if config.tile_sets != GameConfig(expansions=config.expansions).tile_sets:
-        text += f", tile sets {', '.join(config.tile_sets or ())}"
-    plain = GameConfig(players=config.players, expansions=config.expansions, tile_sets=config.tile_sets).to_dict()
-    rules = [key if value is True else f"{key}={value}"
-             for key, value in config.to_dict().items() if value != plain[key]]
-    return text + (f", rules {', '.join(rules)}" if rules else ", standard rules")
-
-
 def engine_words() -> str:
     """Which engine runs in this process: ``the compiled engine core`` or ``the pure-Python engine``
     (:data:`~carcassonne_env.engine.COMPILED`)."""
@@ -72,17 +55,13 @@ def engine_words() -> str:
 
 def setup_line(config: GameConfig, agents: str, games: int, seed: int) -> str:
     """The first line of a benchmark's output (module docstring)."""
-    return (f"setup: {describe_game(config)}; {agents}; {games} game{'s' if games != 1 else ''} from seed {seed}; "
-            f"1 thread in this process; {engine_words()}")
+    return (f"setup: game: {describe_game(config)}; {agents}; {games} game{'s' if games != 1 else ''} from seed "
+            f"{seed}; 1 thread in this process; {engine_words()}")
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(n for n in text.split(",") if n)
-
-
-def _config(args: argparse.Namespace) -> GameConfig:
-    tile_sets = _names(args.tiles) if args.tiles else None
-    return GameConfig(players=args.players, expansions=_names(args.expansions), tile_sets=tile_sets)
+def config_of(args: argparse.Namespace) -> GameConfig:
+    """The game of the options of :func:`add_arguments` (:func:`~carcassonne_env.argtypes.game_config`)."""
+    return argtypes.game_config(args.players, args.expansions, args.rules, args.tiles)
 
 
 def bench_engine(config: GameConfig, games: int, seed: int) -> tuple[float, int]:
@@ -131,10 +110,9 @@ def add_arguments(parser: argparse.ArgumentParser, target: str | None = None) ->
     """The options of ``target`` (``engine`` or ``env``; None: either, the default games said per target)."""
     parser.add_argument("--players", type=int, default=2, metavar="N",
                         help="players per game, 2–6 (default %(default)s)")
+    argtypes.add_game_arguments(parser)
     parser.add_argument("--tiles", default="", metavar="NAME,NAME",
                         help="comma-separated tile sets (default: the base set and the expansions')")
-    parser.add_argument("--expansions", default="", metavar="NAME,NAME",
-                        help="comma-separated expansions: tower, black_tower, watchtowers (default: '', the base game)")
     if target is None:
         parser.add_argument("--games", type=argtypes.count, default=None, metavar="N",
                             help=f"games to play (default: {', '.join(f'{t} {n}' for t, n in DEFAULT_GAMES.items())})")
@@ -149,20 +127,21 @@ def add_arguments(parser: argparse.ArgumentParser, target: str | None = None) ->
 
 def run(target: str, args: argparse.Namespace) -> None:
     """Measure ``target`` (``engine`` or ``env``) with the options of :func:`add_arguments`: the setup
-    line, then the figures (module docstring). A bad --players, --tiles or --expansions raises
-    :class:`~carcassonne_env.engine.ConfigError` before anything runs."""
-    config = _config(args)
+    line, then the figures (module docstring). A bad --players, --tiles, --expansions or --rules
+    raises :class:`~carcassonne_env.engine.ConfigError` before anything runs."""
+    config = config_of(args)
     games = args.games or DEFAULT_GAMES[target]
     print(setup_line(config, AGENTS[target], games, args.seed), flush=True)
     if target == "engine":
         seconds, decisions = _run(lambda: bench_engine(config, games, args.seed), args.profile)
         print(
             f"engine: {games / seconds:.1f} games/s, {decisions / seconds:.0f} decisions/s, "
-            f"{decisions / games:.1f} decisions/game"
+            f"{decisions / games:.1f} decisions/game; game: {describe_game(config)}"
         )
     else:
         seconds, steps = _run(lambda: bench_env(config, games, args.seed), args.profile)
-        print(f"env: {steps / seconds:.0f} steps/s (last()+step() with observation and mask)")
+        print(f"env: {steps / seconds:.0f} steps/s (last()+step() with observation and mask); "
+              f"game: {describe_game(config)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -172,8 +151,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        _config(args)
-    except ValueError as e:  # ConfigError: --players, --tiles or --expansions
+        config_of(args)
+    except ValueError as e:  # ConfigError: --players, --tiles, --expansions or --rules
         parser.error(str(e))
     run(args.target, args)
 

@@ -2,6 +2,7 @@
 
 import argparse
 import csv
+import gzip
 import json
 import re
 import subprocess
@@ -14,12 +15,14 @@ import pytest
 
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
-from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.match import play_match
 from training.cli.dialect import spec_list
 from training.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
+#: How every output names the default game, the 2-player tower variant.
+TOWER_2P = "game: tower variant (tower, black_tower, watchtowers), 2 players"
 
 
 @pytest.mark.slow
@@ -52,6 +55,15 @@ def test_tiny_tournament_in_two_worker_processes_writes_replayable_games(tmp_pat
     again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert len((out / "games.jsonl").read_text().splitlines()) == 4  # nothing replayed twice
+
+
+def test_a_tournament_names_the_game_it_played_in_its_tables_and_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "random", "greedy:fast=1", "--expansions", "", "--rules", "legacy_small_city",
+                 "--seeds", "1", "--workers", "1", "--no-progress", "--out", str(tmp_path)]) == 0
+    game = "base game, 2 players; rules: legacy_small_city"
+    assert capsys.readouterr().out.startswith(f"game: {game}\n")
+    assert json.loads((tmp_path / "summary.json").read_text())["game"] == game
 
 
 @pytest.mark.parametrize("command", [[], ["play"], ["tournament"], ["evaluate"], ["bench"]])
@@ -213,7 +225,12 @@ def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_
     common = ["--seeds", "1", "--workers", "1", "--no-progress"]
     shipped = tmp_path / "shipped.jsonl.gz"
     assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--store-ladder", str(shipped), *common]) == 0
-    assert shipped.exists()
+    printed = capsys.readouterr()
+    assert printed.out.startswith(f"{TOWER_2P}\n")  # the game, above the tables
+    assert f"stored the ladder's games in {shipped}; {TOWER_2P}" in printed.err
+    with gzip.open(shipped, "rt", encoding="utf-8") as f:
+        assert json.loads(f.readline())["game"] == TOWER_2P.removeprefix("game: ")
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["game"] == TOWER_2P.removeprefix("game: ")
     assert main(["evaluate", "random", "--out", str(tmp_path / "b"), *common]) == 0
     assert "2 of 2 from the store" in capsys.readouterr().err  # the shipped store, current
 
@@ -231,8 +248,6 @@ def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_
 
 
 def test_the_shipped_store_holds_the_ladder_at_the_default_seeds() -> None:
-    import gzip
-
     from training.arena import ladder
     from training.arena.tournament import Settings
 
@@ -259,12 +274,13 @@ def test_bench_agent_times_an_agent_with_several_options(capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize(("target", "setup"), [
-    ("engine", ["2 players (--players), the base game", "standard rules", "uniformly random legal actions",
-                "One thread", "compiled engine core", "pure-Python engine"]),
-    ("env", ["2 players (--players), the base game", "PettingZoo AEC env", "One thread", "pure-Python engine"]),
-    ("tournament", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules",
+    ("engine", ["in the game of tower variant (tower, black_tower, watchtowers), 2 players (--expansions, --rules",
+                "uniformly random legal actions", "One thread", "compiled engine core", "pure-Python engine"]),
+    ("env", ["in the game of tower variant (tower, black_tower, watchtowers), 2 players", "PettingZoo AEC env",
+             "One thread", "pure-Python engine"]),
+    ("tournament", ["in the game of tower variant (tower, black_tower, watchtowers), 2 players",
                     "against itself", "1 and 2 workers", "pure-Python engine"]),
-    ("agent", ["2 players, the tower variant (tower, black_tower, watchtowers), standard rules", "every seat",
+    ("agent", ["in the game of tower variant (tower, black_tower, watchtowers), 2 players", "every seat",
                "--threads threads", "pure-Python engine"]),
 ])
 def test_every_bench_help_names_the_setup_it_measures(target: str, setup: list[str],
@@ -272,41 +288,46 @@ def test_every_bench_help_names_the_setup_it_measures(target: str, setup: list[s
     with pytest.raises(SystemExit):
         main(["bench", target, "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for words in setup:
+    for words in [*setup, "--expansions NAME,NAME", "--rules FLAG,FLAG"]:
         assert words in text, words
+
+
+@pytest.mark.parametrize("target", ["engine", "env"])
+def test_bench_engine_and_env_play_the_tower_variant_by_default(target: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", target, "--games", "1"]) == 0
+    setup, *_, figures = capsys.readouterr().out.splitlines()
+    assert setup.startswith(f"setup: {TOWER_2P}; ")
+    assert figures.startswith(f"{target}: ") and figures.endswith(f"; {TOWER_2P}")
 
 
 def test_bench_engine_prints_its_setup_before_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from carcassonne_env.bench import engine_words
 
-    assert main(["bench", "engine", "--games", "1", "--players", "3", "--expansions", "tower", "--seed", "4"]) == 0
+    assert main(["bench", "engine", "--games", "1", "--players", "3", "--expansions", "tower", "--rules",
+                 "no_ransom", "--seed", "4"]) == 0
     setup, figures = capsys.readouterr().out.splitlines()
-    assert setup == ("setup: 3 players, expansions tower, standard rules; uniformly random legal actions on the "
-                     f"engine; 1 game from seed 4; 1 thread in this process; {engine_words()}")
-    assert figures.startswith("engine: ") and "decisions/s" in figures
+    game = "game: expansions (tower), 3 players; rules: no_ransom"
+    assert setup == (f"setup: {game}; uniformly random legal actions on the engine; 1 game from seed 4; 1 thread "
+                     f"in this process; {engine_words()}")
+    assert figures.startswith("engine: ") and "decisions/s" in figures and figures.endswith(f"; {game}")
+
+
+def test_bench_refuses_an_unknown_rule_flag_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--rules", "no_such_rule"]) == 2
+    assert capsys.readouterr().err == "carcassonne bench: error: --rules: unknown variant flag 'no_such_rule'\n"
 
 
 def test_bench_tournament_of_one_game_prints_no_nan(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "tournament", "--games", "1", "--specs", "random"]) == 0
     setup, *lines = capsys.readouterr().out.splitlines()
-    assert setup.startswith("setup: 2 players, the tower variant") and "each agent against itself (random)" in setup
+    assert setup.startswith(f"setup: {TOWER_2P}; ") and "each agent against itself (random)" in setup
     assert len(lines) == 2 and not any("nan" in line for line in lines)
     assert all("— games/s after the first game (one game: none after it; give --games 2 or more)" in line
                for line in lines)
 
 
-@pytest.mark.parametrize(("config", "words"), [
-    (GameConfig(), "2 players, the base game (no expansion), standard rules"),
-    (GameConfig(players=4, expansions=TOWER_VARIANT), "4 players, the tower variant (tower, black_tower, watchtowers), "
-                                                      "standard rules"),
-    (GameConfig(expansions=("tower",), no_ransom=True, tower_top_followers_immune=True),
-     "2 players, expansions tower, rules no_ransom, tower_top_followers_immune"),
-    (GameConfig(expansions=with_requirements("black_tower"), extra_foundation_tiles=2),
-     "2 players, expansions tower, black_tower, rules extra_foundation_tiles=2"),
-    (GameConfig(tile_sets=("base", "tower")), "2 players, the base game (no expansion), tile sets base, tower, "
-                                              "standard rules"),
-])
-def test_a_game_is_named_by_its_players_expansions_tile_sets_and_rules(config: GameConfig, words: str) -> None:
-    from carcassonne_env.bench import describe_game
-
-    assert describe_game(config) == words
+def test_bench_agent_names_another_game_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "agent", "--specs", "random", "--games", "1", "--expansions", "", "--rules",
+                 "legacy_small_city"]) == 0
+    assert capsys.readouterr().out.startswith("setup: game: base game, 2 players; rules: legacy_small_city; ")

@@ -30,7 +30,7 @@ def test_no_games_is_refused() -> None:
 def test_the_command_prints_its_setup_then_one_line_per_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "agent", "--specs", "random,greedy:fast=1", "--games", "1"]) == 0
     setup, *lines = capsys.readouterr().out.splitlines()
-    assert setup.startswith("setup: 2 players, the tower variant (tower, black_tower, watchtowers), standard rules; "
+    assert setup.startswith("setup: game: tower variant (tower, black_tower, watchtowers), 2 players; "
                             "each agent in every seat (random, greedy:fast=1); 1 game(s) each from seed 0, in this "
                             "process; torch on 1 thread(s); the ")
     assert [line.split(":")[1].strip() for line in lines] == ["random", "greedy"]

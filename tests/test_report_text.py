@@ -7,12 +7,15 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from matplotlib.axes import Axes
 from rich.console import Console
 
+from carcassonne_env.engine import GameConfig
 from training.arena.ratings import HeadToHead, Rating, elo_from_score, pair_stats, rate, wilson
-from training.arena.report import Report, elo_text, print_report, write_report
+from training.arena.report import Report, build_report, elo_text, print_report, write_report
 from training.arena.tournament import Settings
 from training.common.evaluation import elo_words
 
@@ -38,7 +41,8 @@ def test_the_printed_tables_hold_no_inf_and_the_summary_keeps_it(tmp_path: Path)
     h2h = _sweep(4, 2)
     pairing = pair_stats(h2h, "random", "greedy")
     assert pairing.elo == -float("inf")  # the number the summary keeps
-    report = Report(anchor="random", games=4, ratings=rate(h2h, ["greedy", "random"], "random", 2),
+    report = Report(anchor="random", games=4, game="base game, 2 players",
+                    ratings=rate(h2h, ["greedy", "random"], "random", 2),
                     pairings=[pairing], ms_per_decision={"greedy": 1.0, "random": 0.1}, sprt=None)
     out = io.StringIO()
     print_report(report, Console(file=out, width=200))
@@ -63,3 +67,31 @@ def test_the_ratings_of_a_clean_sweep_stay_finite() -> None:
 ])
 def test_a_trainer_prints_the_bound_not_the_clipped_elo(rating: dict[str, float], printed: str) -> None:
     assert elo_words(rating) == printed
+
+
+@pytest.mark.parametrize(("config", "words"), [
+    (GameConfig(expansions=("tower", "black_tower", "watchtowers")),
+     "tower variant (tower, black_tower, watchtowers), 2 players"),
+    (GameConfig(players=2, expansions=("tower",), no_ransom=True), "expansions (tower), 2 players; rules: no_ransom"),
+])
+def test_the_printed_tables_the_summary_and_the_figure_name_the_game(
+        config: GameConfig, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(agents=("greedy", "random"), seeds=1, config=config.to_dict())
+    games = [{"index": i, "group": 0, "seats": seats, "scores": [50, 20][::1 - 2 * i], "ranks": [1, 2][::1 - 2 * i],
+              "decisions": [1, 1], "seconds": [0.001, 0.001]} for i, seats in enumerate((["greedy", "random"],
+                                                                                         ["random", "greedy"]))]
+    report = build_report(settings, games, "random")
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=200))
+    assert out.getvalue().splitlines()[0] == f"game: {words}"
+    titles: list[str] = []
+    set_title = Axes.set_title
+
+    def recording(ax: Axes, label: str, *args: Any, **kwargs: Any) -> Any:
+        titles.append(label)
+        return set_title(ax, label, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "set_title", recording)
+    write_report(report, tmp_path, settings)
+    assert json.loads((tmp_path / "summary.json").read_text())["game"] == words
+    assert titles and words in titles[0]

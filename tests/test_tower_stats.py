@@ -70,16 +70,20 @@ def tower_story() -> Game:
     return game
 
 
+#: The game of :func:`tower_story`.
+STORY = "expansions (tower, black_tower), 4 players"
+
+
 def test_a_capture_a_ransom_an_exchange_and_floors_of_every_colour_are_charged_to_their_seats() -> None:
     game = tower_story()
     red, blue, green, yellow = tower_stats([as_line(game, SEATS)])
     zero = dict.fromkeys(COUNTS, 0)
-    assert red == TowerCounts("red", 4, 1, **{**zero, "captures": 2, "exchanges": 1, "ransoms_received": 1,
+    assert red == TowerCounts("red", STORY, 4, 1, **{**zero, "captures": 2, "exchanges": 1, "ransoms_received": 1,
                                                 "floors": 2})
-    assert blue == TowerCounts("blue", 4, 1, **{**zero, "lost": 1, "ransoms_paid": 1, "floors": 2,
+    assert blue == TowerCounts("blue", STORY, 4, 1, **{**zero, "lost": 1, "ransoms_paid": 1, "floors": 2,
                                                   "black_floors": 1, "white_floors": 1})
-    assert green == TowerCounts("green", 4, 1, **{**zero, "lost": 1})
-    assert yellow == TowerCounts("yellow", 4, 1, **{**zero, "tower_tops": 1})
+    assert green == TowerCounts("green", STORY, 4, 1, **{**zero, "lost": 1})
+    assert yellow == TowerCounts("yellow", STORY, 4, 1, **{**zero, "tower_tops": 1})
     first_turn = replace(game.record(), actions=game.record().actions[:3])  # Red's first capture alone
     red_then = tower_stats([{"seats": SEATS, "record": first_turn.to_dict()}])[RED]
     assert (red_then.captures, red_then.exchanges, red_then.floors) == (1, 0, 1)
@@ -119,6 +123,17 @@ def test_watchtower_points_are_the_bonus_not_the_feature() -> None:
     assert red.watchtower_points == 6 and red.floors == red.captures == 0
 
 
+def test_an_agent_is_counted_apart_in_each_game_it_played() -> None:
+    """Two 4-player games of different expansions: the same agent names two rows, each naming its game."""
+    watch = coat_of_arms_game()
+    watch.apply(Action.place(0, -1, 2))
+    watch.apply(PASS)
+    rows = tower_stats([as_line(tower_story(), SEATS), as_line(watch, SEATS)])
+    assert [(r.agent, r.game) for r in rows if r.agent == "red"] == [
+        ("red", STORY), ("red", "expansions (watchtowers), 4 players")]
+    assert all(r.games == 1 for r in rows)
+
+
 # ------------------------------------------------------------------------------ a real tournament
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -137,10 +152,11 @@ def test_the_command_agrees_with_the_moves_of_the_records(tournament: Path, tmp_
     out = tmp_path / "tower.json"
     assert carcassonne(["stats", str(tournament), "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "3-player games" in printed and "white floors" in printed
+    game = "tower variant (tower, black_tower, watchtowers), 3 players"
+    assert printed.startswith(f"game: {game}\n") and "white floors" in printed
     rows = json.loads(out.read_text())
-    assert [(r["agent"], r["players"], r["games"]) for r in rows] == [
-        ("greedy", 3, 3), ("greedy:fast=1", 3, 3), ("random", 3, 3)]
+    assert [(r["agent"], r["game"], r["players"], r["games"]) for r in rows] == [
+        ("greedy", game, 3, 3), ("greedy:fast=1", game, 3, 3), ("random", game, 3, 3)]
     total = Counter({c: sum(r[c] for r in rows) for c in COUNTS})
     moves: Counter[Any] = Counter()
     floors_by_agent: Counter[tuple[str, int]] = Counter()

@@ -13,7 +13,7 @@ from .compiled_core import COMPILED  # first: it decides whether the compiled mo
 # isort: split
 from .actions import TOWER_TOP_SLOT, Action, ActionKind, FloorColour, IllegalActionError, Phase
 from .capture_area import CaptureRules, capture_area
-from .config import ConfigError, GameConfig
+from .config import ConfigError, GameConfig, describe_game
 from .game import FOLLOWERS_PER_PLAYER, Feature, Follower, Game, GameRecord, PlacedTile, PlaceUndo
 from .save_validation import SaveError
 from .scoring import ScoreEvent, ScoreReason
@@ -48,5 +48,6 @@ __all__ = [
     "TileType",
     "TowerState",
     "capture_area",
+    "describe_game",
     "load_catalogue",
 ]

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .registry import EXPANSIONS, PLUGINS, TILE_SETS
+from .registry import EXPANSIONS, PLUGINS, TILE_SETS, TOWER_VARIANT
 
-__all__ = ["EXPANSIONS", "FOLLOWERS_PER_PLAYER", "TILE_SETS", "ConfigError", "GameConfig", "as_int"]
+__all__ = ["EXPANSIONS", "FOLLOWERS_PER_PLAYER", "TILE_SETS", "ConfigError", "GameConfig", "as_int", "describe_game"]
 
 FOLLOWERS_PER_PLAYER = 7
 """Followers each player owns (R2): the one definition, for play and for loading."""
@@ -154,3 +154,34 @@ class GameConfig:
             for f in dataclasses.fields(cls)
             if "requires" in f.metadata
         }
+
+
+def describe_game(config: GameConfig) -> str:
+    """The game of ``config`` in one short line: the one form in which every printed table, summary
+    file, ladder, benchmark and plot of the project names the game it measured, and every refusal of
+    an agent made for another game names both games.
+
+    Rules: the expansions first, as ``tower variant (tower, black_tower, watchtowers)`` when they are
+    exactly :data:`~carcassonne_env.engine.registry.TOWER_VARIANT`, ``base game`` when there are
+    none, else ``expansions (tower, ...)``; then ``N players``; then ``; tile sets: ...`` only when
+    the tile sets are not the expansions' own, and ``; rules: ...`` naming every rule flag that is
+    set (a boolean by its name, a number as ``name=value``). Two configurations that differ have
+    different descriptions::
+
+        tower variant (tower, black_tower, watchtowers), 2 players
+        base game, 3 players; rules: legacy_small_city
+        expansions (tower), 2 players; rules: no_ransom, tower_top_followers_immune
+    """
+    if config.expansions == TOWER_VARIANT:
+        text = f"tower variant ({', '.join(config.expansions)})"
+    elif config.expansions:
+        text = f"expansions ({', '.join(config.expansions)})"
+    else:
+        text = "base game"
+    text += f", {config.players} players"
+    if config.tile_sets != GameConfig(expansions=config.expansions).tile_sets:
+        text += f"; tile sets: {', '.join(config.tile_sets or ())}"
+    plain = GameConfig(players=config.players, expansions=config.expansions, tile_sets=config.tile_sets).to_dict()
+    rules = [key if value is True else f"{key}={value}"
+             for key, value in config.to_dict().items() if value != plain[key]]
+    return text + (f"; rules: {', '.join(rules)}" if rules else "")

@@ -13,8 +13,10 @@ round robin gives them (:func:`stored_games`), and plays only its candidate's ga
 ``games.jsonl`` is then the full round robin's, so its ratings and pairings are those of the full
 round robin (the ladder agents' ms per decision include the stored games' timings).
 
-Stores are gzip JSONL files: a header line (``format``, the ladder tournament's ``settings``, the
-fingerprint's ``code``, ``python`` and ``numpy``), then the ladder tournament's games, one per line
+Stores are gzip JSONL files: a header line (``format``, the ``game`` in words
+(:func:`~carcassonne_env.engine.describe_game`, for a reader: ``settings`` holds the game's
+configuration), the ladder tournament's ``settings``, the fingerprint's ``code``, ``python`` and
+``numpy``), then the ladder tournament's games, one per line
 in index order (lines of its ``games.jsonl``). Two places hold them:
 
 * the shipped store :data:`SHIPPED` (2 players only), written by
@@ -52,7 +54,7 @@ import numpy as np
 from agents import make_agent
 from agents.compat import check_fits
 from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
-from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine import GameConfig, describe_game
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.jsonio import loads, read_line
 from training.common.storage import atomic_write_bytes, dumps
@@ -274,8 +276,8 @@ def store_games(settings: Settings, out: Path, ladder: Sequence[str] = LADDER, m
     for g in games:
         f = index[g["seed"], tuple(g["seats"])]
         lines.append({**g, "index": f.index, "group": f.group})
-    header = {"format": _FORMAT, "settings": stored.to_json(), "code": mine.code, "python": mine.python,
-              "numpy": mine.numpy}
+    header = {"format": _FORMAT, "game": describe_game(stored.game_config), "settings": stored.to_json(),
+              "code": mine.code, "python": mine.python, "numpy": mine.numpy}
     text = "".join(dumps(d, separators=(",", ":")) + "\n" for d in
                    [header, *sorted(lines, key=lambda g: int(g["index"]))])
     path = path or _cache_file(players, mine, settings.seeds)

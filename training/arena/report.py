@@ -1,8 +1,12 @@
 """Tournament reports: the ratings and pairings of ``games.jsonl`` as a printed table, CSV, JSON and a PNG.
 
-Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summary.json`` (both
-tables, the settings, the forfeits per agent and the SPRT state) and ``ratings.png`` (ratings with
-95 % intervals); for 3–6-player games also ``placings.csv`` and a ``placings`` key in
+Every output names the game it measured (:func:`~carcassonne_env.engine.describe_game`): the
+printed tables under a first line ``game: tower variant (tower, black_tower, watchtowers), 2
+players``, ``summary.json`` in its ``game`` key, the figure in its title.
+
+Files written next to ``games.jsonl``: ``ratings.csv``, ``pairings.csv``, ``summary.json`` (the
+game, both tables, the settings, the forfeits per agent and the SPRT state) and ``ratings.png``
+(ratings with 95 % intervals); for 3–6-player games also ``placings.csv`` and a ``placings`` key in
 ``summary.json`` (first-place share, mean rank, margin over the best other seat and rank shares per
 agent: :mod:`training.arena.placings`) and a ``weng_lin`` key: the Weng–Lin (Plackett–Luce) ratings
 of :mod:`training.arena.weng_lin`, its ``model`` (prior and settings) and ``ratings`` (per agent
@@ -25,6 +29,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from carcassonne_env.engine import describe_game
 from training.common.storage import atomic_path, atomic_write_text, dumps, finite_or_label
 
 from .placings import Placing, placings
@@ -37,10 +42,12 @@ __all__ = ["Report", "build_report", "elo_text", "print_report", "write_report"]
 
 @dataclass(frozen=True)
 class Report:
-    """Everything a tournament's games say: ratings (anchor = 0), every pairing, the decision times."""
+    """Everything a tournament's games say: ratings (anchor = 0), every pairing, the decision times,
+    and the game they were played in (``game``: :func:`~carcassonne_env.engine.describe_game`)."""
 
     anchor: str
     games: int
+    game: str
     ratings: list[Rating]
     pairings: list[PairStats]
     ms_per_decision: dict[str, float]
@@ -73,7 +80,8 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
             kinds = forfeits.setdefault(g["forfeit"]["agent"], {})
             kinds[g["forfeit"]["kind"]] = kinds.get(g["forfeit"]["kind"], 0) + 1
     multiplayer = settings.game_config.players > 2
-    return Report(anchor, len(games), ratings, [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits,
+    return Report(anchor, len(games), describe_game(settings.game_config), ratings,
+                  [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits,
                   placings(games, played) if multiplayer else None, weng_lin(games, played) if multiplayer else None)
 
 
@@ -97,9 +105,10 @@ def elo_text(score: float, score_ci: tuple[float, float], win_ci: tuple[float, f
 
 
 def print_report(report: Report, console: Console | None = None) -> None:
-    """The ratings and pairings as rich tables."""
+    """The game, then the ratings and pairings as rich tables."""
     # Piped into a file or a log, rich would fold the tables to 80 columns: keep them whole there.
     console = console or Console(width=None if sys.stdout.isatty() else 180)
+    console.print(f"game: {report.game}", markup=False, highlight=False)
     ratings = Table(title=f"Ratings (Elo, {report.anchor} = 0, 95 % interval) after {report.games} games")
     # With more than two players a game is several head-to-heads (module training.arena.ratings): say so.
     counted = "games" if report.placings is None else "head-to-heads"
@@ -184,7 +193,7 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
             writer.writeheader()
             writer.writerows(table)
     summary = {
-        "settings": asdict(settings), "anchor": report.anchor, "games": report.games, "ratings": rows,
+        "game": report.game, "settings": asdict(settings), "anchor": report.anchor, "games": report.games, "ratings": rows,
         "pairings": pair_rows, "ms_per_decision": report.ms_per_decision, "forfeits": report.forfeits or {},
         "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
     }
@@ -223,7 +232,7 @@ def _plot(report: Report, path: Path) -> None:
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, [r.agent for r in ratings])
     ax.set_xlabel(f"Elo ({report.anchor} = 0), 95 % interval")
-    ax.set_title(f"Ratings after {report.games} games")
+    ax.set_title(f"Ratings after {report.games} games\n{report.game}", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     with atomic_path(path) as tmp:

@@ -30,12 +30,14 @@ engine's score events (:attr:`Game.score_log <carcassonne_env.engine.Game.score_
 
 Counts are per seat: ``games`` is the number of seats an agent played (an agent in two seats of a
 self-play game counts twice), and each mean is a count per seat-game. Agents are told apart by
-player count, since a 2-player game and a 4-player one are different games.
+game (players, expansions, rule flags: :func:`~carcassonne_env.engine.describe_game`), since a
+2-player game and a 4-player one, or the tower variant and a game with the tower alone, are
+different games; each table and each JSON row names its game.
 
 Command: ``carcassonne stats RUN_DIR [RUN_DIR ...] [--json FILE]`` (or ``python -m
 training.arena.tower_stats``) reads each tournament directory's ``games.jsonl`` through
 :func:`~training.arena.tournament.load_games` (every line checked and replayed), prints one table
-per player count and, with ``--json``, writes the counts. Bad input (a missing directory, one
+per game (under a line ``game: ...`` naming it) and, with ``--json``, writes the counts. Bad input (a missing directory, one
 without games, a damaged line) is one line on stderr and exit status 2.
 """
 
@@ -52,7 +54,7 @@ from typing import Any, Final
 from rich.console import Console
 from rich.table import Table
 
-from carcassonne_env.engine import ActionKind, FloorColour, GameRecord, TowerState
+from carcassonne_env.engine import ActionKind, FloorColour, GameConfig, GameRecord, TowerState, describe_game
 from training.common.storage import atomic_write_text, dumps
 
 from .tournament import GAMES_FILE, TournamentError, load_games
@@ -62,10 +64,12 @@ __all__ = ["COUNTS", "TowerCounts", "main", "seat_counts", "tower_stats"]
 
 @dataclass(frozen=True)
 class TowerCounts:
-    """One agent's totals over the ``games`` seats it played in ``players``-player games (the module
-    docstring defines each count); :meth:`mean` is a count per seat-game."""
+    """One agent's totals over the ``games`` seats it played in the game ``game`` (of ``players``
+    players; :func:`~carcassonne_env.engine.describe_game`), the module docstring defines each count;
+    :meth:`mean` is a count per seat-game."""
 
     agent: str
+    game: str
     players: int
     games: int
     captures: int = 0
@@ -91,7 +95,7 @@ class TowerCounts:
 
 
 #: The counts of :class:`TowerCounts`, in the order of its fields (the table's columns).
-COUNTS: Final[tuple[str, ...]] = tuple(f.name for f in fields(TowerCounts))[3:]
+COUNTS: Final[tuple[str, ...]] = tuple(f.name for f in fields(TowerCounts))[4:]
 
 
 def seat_counts(record: GameRecord) -> list[Counter[str]]:
@@ -136,24 +140,26 @@ def seat_counts(record: GameRecord) -> list[Counter[str]]:
 
 def tower_stats(games: Iterable[Mapping[str, Any]]) -> list[TowerCounts]:
     """Each agent's :class:`TowerCounts` over ``games`` (dicts of ``games.jsonl``, as
-    :func:`~training.arena.tournament.load_games` returns them: ``seats`` and ``record``), by player
-    count, then agents in the order they first sit down."""
-    totals: dict[tuple[int, str], Counter[str]] = {}
-    seats_played: Counter[tuple[int, str]] = Counter()
+    :func:`~training.arena.tournament.load_games` returns them: ``seats`` and ``record``), by game
+    (fewest players first, then the games in the order they first come), then agents in the order
+    they first sit down."""
+    totals: dict[tuple[GameConfig, str], Counter[str]] = {}
+    seats_played: Counter[tuple[GameConfig, str]] = Counter()
     for g in games:
         record = GameRecord.from_dict(g["record"])
         for agent, counted in zip(g["seats"], seat_counts(record), strict=True):
-            key = (record.config.players, agent)
+            key = (record.config, agent)
             totals.setdefault(key, Counter()).update(counted)
             seats_played[key] += 1
-    keys = sorted(totals, key=lambda k: k[0])  # stable: first-seen order within a player count
-    return [TowerCounts(agent, players, seats_played[players, agent], **{c: totals[players, agent][c] for c in COUNTS})
-            for players, agent in keys]
+    keys = sorted(totals, key=lambda k: k[0].players)  # stable: first-seen order within a player count
+    return [TowerCounts(agent, describe_game(config), config.players, seats_played[config, agent],
+                        **{c: totals[config, agent][c] for c in COUNTS})
+            for config, agent in keys]
 
 
-def _table(rows: Sequence[TowerCounts], players: int) -> Table:
-    """One player count's rows: each count as its mean per game with the total in brackets."""
-    table = Table(title=f"What the tower changes: {players}-player games (per game, total in brackets)")
+def _table(rows: Sequence[TowerCounts]) -> Table:
+    """One game's rows: each count as its mean per game with the total in brackets."""
+    table = Table(title="What the tower changes (per game played, total in brackets)")
     table.add_column("agent")
     table.add_column("games", justify="right")
     for count in COUNTS:
@@ -187,7 +193,7 @@ def _read(runs: Sequence[Path]) -> list[dict[str, Any]]:
 
 
 #: What ``carcassonne stats`` does, for its --help.
-DESCRIPTION = ("Per agent and player count: captures, exchanges, ransoms, floors by colour, tower tops and "
+DESCRIPTION = ("Per agent and game: captures, exchanges, ransoms, floors by colour, tower tops and "
                "watchtower points in the finished games of tournaments (docs/tournament.md).")
 
 
@@ -211,8 +217,9 @@ def run(args: argparse.Namespace, prog: str) -> int:
         return 2
     # Piped into a file or a log, rich would fold the tables to 80 columns: keep them whole there.
     console = Console(width=None if sys.stdout.isatty() else 240)
-    for players in sorted({s.players for s in stats}):
-        console.print(_table([s for s in stats if s.players == players], players))
+    for game in dict.fromkeys(s.game for s in stats):
+        console.print(f"game: {game}", markup=False, highlight=False)
+        console.print(_table([s for s in stats if s.game == game]))
     if args.json is not None:
         console.print(f"wrote {args.json}")
     return 0

@@ -27,16 +27,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agents.extras import optional_imports
+from carcassonne_env.argtypes import names
 
 if TYPE_CHECKING:
     from tyro.constructors import ConstructorRegistry
 
 __all__ = ["comma_lists", "list_flags", "names", "preset_help", "refuse_old_spellings", "spec_list"]
-
-
-def names(text: str) -> tuple[str, ...]:
-    """``text`` split at commas, empty parts skipped (``''`` and ``','`` are the empty list)."""
-    return tuple(n for n in text.split(",") if n)
 
 
 def spec_list(text: str) -> tuple[str, ...]:

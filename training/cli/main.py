@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentSpecError
-from agents.compat import warn_unchecked_game
+from agents.compat import warn_other_game
 from agents.extras import MissingExtra
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT, close_agent, seat_agent
 from carcassonne_env import argtypes
 from carcassonne_env import bench as engine_bench
-from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError, ScoreEvent
-from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.engine import ConfigError, Game, GameConfig, IllegalActionError, ScoreEvent, describe_game
 from carcassonne_env.play import PlayError
 from carcassonne_env.play.score_story import event_line
 from carcassonne_env.play.terminal import TableInterrupted
@@ -38,12 +37,11 @@ from training.arena.tournament import Settings, TournamentError
 from training.common.run_folder import cwd_relative
 
 from . import play_human, train
-from .dialect import names, refuse_old_spellings, spec_list
+from .dialect import refuse_old_spellings, spec_list
 from .interrupt import INTERRUPTED, caused_by_ctrl_c, command_name, interrupted, resume_command
 
 __all__ = ["BENCH_GAMES", "BENCH_WORKERS", "TOURNAMENT_SEEDS", "build_parser", "main", "version"]
 
-_DEFAULT_EXPANSIONS = ",".join(TOWER_VARIANT)
 _SPEC_HELP = ("agent spec: random, greedy, greedy:fast=1, greedy:value=linear, mcts:sims=400, mcts:seconds=1, "
               "mcts:pretrained, afterstate:pretrained, afterstate:PATH.npz, ppo:PATH, rllib:PATH, module:Class or "
               "path/to/file.py:Class")
@@ -69,12 +67,7 @@ def version() -> str:
 
 
 def _config(args: argparse.Namespace, players: int) -> GameConfig:
-    base = GameConfig(players=players, expansions=names(args.expansions)).to_dict()
-    for flag in names(args.rules):
-        if flag not in base or not isinstance(base[flag], bool):
-            raise ConfigError("--rules", f"unknown variant flag {flag!r}")
-        base[flag] = True
-    return GameConfig.from_dict(base)
+    return argtypes.game_config(players, args.expansions, args.rules)
 
 
 #: The largest number of seconds a flag takes (the clock functions overflow beyond it); the largest
@@ -183,15 +176,6 @@ def _flag(p: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, help:
                    help=f"{help} (default: {'on' if default else 'off'})")
 
 
-def _add_variant(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--expansions", default=_DEFAULT_EXPANSIONS, metavar="NAME,NAME",
-                   help=f"comma-separated expansions: tower, black_tower, watchtowers; '' for the base game "
-                        f"(default: {_DEFAULT_EXPANSIONS}, the tower variant)")
-    p.add_argument("--rules", default="", metavar="FLAG,FLAG",
-                   help="comma-separated rule variants to switch on, e.g. no_ransom,tower_top_followers_immune "
-                        "(the boolean fields of carcassonne_env.engine.GameConfig; docs/rules.md) (default: none)")
-
-
 def _add_progress(p: argparse.ArgumentParser) -> None:
     _flag(p, "--progress", "show a progress bar on stderr (never when stderr is not a terminal)", default=True)
 
@@ -237,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"2–6 seats in order: human, or an {_SPEC_HELP}")
     play.add_argument("--seed", type=argtypes.seed, default=0, metavar="N",
                       help="the game's seed: it draws the tile order (default %(default)s)")
-    _add_variant(play)
+    argtypes.add_game_arguments(play)
     play.add_argument("--delay", type=_seconds, default=0.0, metavar="SECONDS",
                       help="seconds to wait after each turn (default %(default)g)")
     play.add_argument("--frames", type=_directory, metavar="DIR",
@@ -311,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop a 2-agent, 2-player match early when a sequential probability ratio test of "
                            "H0: Elo = ELO0 against H1: Elo = ELO1 (the first SPEC's) decides at error rates ALPHA, "
                            "BETA, e.g. 0,10,0.05,0.05 (default: play every game)")
-    _add_variant(tour)
+    argtypes.add_game_arguments(tour)
     _add_faults(tour)
     _add_progress(tour)
 
@@ -366,38 +350,39 @@ def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     bench = sub.add_parser("bench", help="benchmarks: engine, env, tournament throughput, an agent's decision time",
                            description="Each TARGET measures one setup and prints it first (the game, the agents, "
                                        "the games, threads or workers, compiled or pure-Python engine), then its "
-                                       "figures: carcassonne bench TARGET --help.")
+                                       "figures: carcassonne bench TARGET --help. Every target plays the tower "
+                                       "variant unless --expansions or --rules says otherwise.")
     targets = bench.add_subparsers(dest="target", required=True, help="what to measure")
-    ladder_game = engine_bench.describe_game(ladder.ladder_config())
+    game = (f"the game of {describe_game(argtypes.game_config(2, argtypes.DEFAULT_EXPANSIONS))} (--expansions, "
+            "--rules for another)")
     engine = "the compiled engine core when it is installed (the pure-Python engine with CARCASSONNE_PURE_PYTHON=1)"
     for target, what in (("engine", "random games on the engine alone: games/s, decisions/s, decisions/game"),
                          ("env", "random games through the PettingZoo env: AEC steps/s with observations and masks")):
         p = targets.add_parser(target, help=what, description=(
-            f"Measure {what}. The game: 2 players (--players), the base game (--expansions to add expansions, "
-            f"--tiles for other tile sets), standard rules. The agents: {engine_bench.AGENTS[target]}. One thread in "
-            f"this process, {engine}. The setup is printed first (python -m carcassonne_env.bench {target} is the "
-            "same command)."))
+            f"Measure {what}, in {game}; --players and --tiles choose the players and tile sets. The agents: "
+            f"{engine_bench.AGENTS[target]}. One thread in this process, {engine}. The setup is printed first "
+            f"(python -m carcassonne_env.bench {target} is the same command)."))
         engine_bench.add_arguments(p, target)
     p = targets.add_parser("tournament", help="games/s of self-play games on 1 and 2 workers", description=(
-        "Games/s of self-play games of each --specs agent against itself (seeds 0 to N-1) in the game of "
-        f"{ladder_game}, "
+        f"Games/s of self-play games of each --specs agent against itself (seeds 0 to N-1) in {game}, "
         f"with {' and '.join(map(str, BENCH_WORKERS))} workers of --backend: after the first game, and with the "
         f"start-up; {engine}. The setup is printed first."))
     p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["tournament"], metavar="N",
                    help="games per measurement, at least 2 for the rate after the first game (default %(default)s)")
     _add_bench_specs(p)
+    argtypes.add_game_arguments(p)
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where the games run, as for carcassonne "
                    "tournament (default %(default)s)")
     p.add_argument("--address", metavar="ADDR", help="with --backend ray: the Ray cluster (default: a local Ray of "
                    f"{', then '.join(map(str, BENCH_WORKERS))} cores)")
     p = targets.add_parser("agent", help="the CPU time of one decision of each --specs agent", description=(
         "The CPU time of one decision of each --specs agent (choose_action alone), playing itself in every seat of "
-        f"--games games (seeds 0 to N-1) in the game of {ladder_game}, in this process, torch on --threads threads, "
-        f"{engine}; "
+        f"--games games (seeds 0 to N-1) in {game}, in this process, torch on --threads threads, {engine}; "
         "a search agent's simulations per CPU second on the same recorded positions. The setup is printed first."))
     p.add_argument("--games", type=argtypes.count, default=BENCH_GAMES["agent"], metavar="N",
                    help="games per agent (default %(default)s)")
     _add_bench_specs(p)
+    argtypes.add_game_arguments(p)
     p.add_argument("--threads", type=argtypes.count, default=1, metavar="N",
                    help="torch threads, a core each (default %(default)s)")
 
@@ -415,7 +400,7 @@ def _play(args: argparse.Namespace) -> None:
     config = _config(args, len(args.specs))
     agents = build_agents(args.specs, args.seed, config)
     for agent, spec in zip(agents, args.specs, strict=True):
-        warn_unchecked_game(agent, spec)
+        warn_other_game(agent, spec, config)
     try:
         _play_agents(args, config, agents)
     finally:
@@ -518,7 +503,7 @@ def _check_specs(specs: Sequence[str], config: GameConfig) -> None:
     for spec in dict.fromkeys(specs):
         try:
             agent = seat_agent(spec, seed=0, config=config)  # a file or module agent: built in its process
-            warn_unchecked_game(agent, spec)
+            warn_other_game(agent, spec, config)
             close_agent(agent)
         except AgentSpecError:
             raise
@@ -588,8 +573,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         wanted.append(None)  # the cache's file
     for path in wanted:
         stored = ladder.store_games(settings, args.out, members, mine, path)
-        print(f"stored the ladder's games in {stored}" if stored else "the ladder's games of this run are not "
-              "stored: some were forfeited or played under --move-time-limit or by other code", file=sys.stderr)
+        print(f"stored the ladder's games in {stored}; game: {describe_game(settings.game_config)}" if stored else
+              "the ladder's games of this run are not stored: some were forfeited or played under --move-time-limit or "
+              "by other code", file=sys.stderr)
 
 
 def _bench(args: argparse.Namespace) -> None:
@@ -597,11 +583,11 @@ def _bench(args: argparse.Namespace) -> None:
     if args.target in ("engine", "env"):
         engine_bench.run(args.target, args)
         return
-    config, specs = ladder.ladder_config(), spec_list(args.specs)
+    config, specs = _config(args, 2), spec_list(args.specs)
     if not specs:
         raise ScheduleError(f"--specs: expected comma-separated agent specs, got {args.specs!r}")
     _check_specs(specs, config)
-    game = engine_bench.describe_game(config)
+    game = f"game: {describe_game(config)}"
     if args.target == "agent":
         from agents import COMPILED as SEARCH_COMPILED
         from training.arena.decision_time import decision_times, recorded_positions, simulation_rate

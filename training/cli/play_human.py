@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents import AgentSpecError, Origin
-from agents.compat import warn_unchecked_game
+from agents.compat import warn_other_game
 from agents.hints import HINT_SECONDS, HintWorker
 from agents.isolation import close_agent, seat_agent
 from agents.spec import UntrustedSpecError, check_spec
@@ -88,13 +88,13 @@ def check_flags(args: argparse.Namespace) -> None:
 def _maker(origin: Origin) -> Callable[[Game, int, str], Chooser | None]:
     """The builder of a seat's agent from text of ``origin``, seeded as ``carcassonne play`` seeds it
     (None for a human); a file or module agent plays from its own process, a model made for another
-    game is refused, a network whose game is not recorded warned about once."""
+    game is refused, a network whose game is not recorded or a value fitted on another game warned about once."""
     def make(game: Game, seat: int, spec: str) -> Chooser | None:
         if spec == HUMAN:
             return None
         try:
             agent = seat_agent(spec, seed=agent_seed(game.seed or 0, seat), config=game.config, origin=origin)
-            warn_unchecked_game(agent, spec)
+            warn_other_game(agent, spec, game.config)
             return agent
         except AgentSpecError:
             raise

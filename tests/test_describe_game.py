@@ -1,0 +1,38 @@
+"""The one description of a game (``carcassonne_env.engine.describe_game``) that every output names
+its game by: expansions, players, tile sets and rule flags, a different line for a different game."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from carcassonne_env.engine import GameConfig, describe_game
+from carcassonne_env.engine.registry import TOWER_VARIANT, with_requirements
+
+
+@pytest.mark.parametrize(("config", "words"), [
+    (GameConfig(expansions=TOWER_VARIANT), "tower variant (tower, black_tower, watchtowers), 2 players"),
+    (GameConfig(players=4, expansions=TOWER_VARIANT), "tower variant (tower, black_tower, watchtowers), 4 players"),
+    (GameConfig(), "base game, 2 players"),
+    (GameConfig(players=3, legacy_small_city=True), "base game, 3 players; rules: legacy_small_city"),
+    (GameConfig(expansions=("tower",), no_ransom=True, tower_top_followers_immune=True),
+     "expansions (tower), 2 players; rules: no_ransom, tower_top_followers_immune"),
+    (GameConfig(expansions=with_requirements("black_tower"), extra_foundation_tiles=2),
+     "expansions (tower, black_tower), 2 players; rules: extra_foundation_tiles=2"),
+    (GameConfig(tile_sets=("base", "tower")), "base game, 2 players; tile sets: base, tower"),
+])
+def test_a_game_is_named_by_its_expansions_players_tile_sets_and_rules(config: GameConfig, words: str) -> None:
+    assert describe_game(config) == words
+
+
+def test_different_games_have_different_descriptions() -> None:
+    flags = list(GameConfig.variant_docs())
+    configs = [GameConfig(players=players, expansions=expansions)
+               for players, expansions in itertools.product((2, 5), ((), ("tower",), TOWER_VARIANT))]
+    for flag in flags:
+        value = 1 if flag == "extra_foundation_tiles" else True
+        configs.append(GameConfig.from_dict({**GameConfig(expansions=TOWER_VARIANT).to_dict(), flag: value}))
+    described = {describe_game(c): c for c in configs}
+    assert len(described) == len(configs)
+    assert all(flag in describe_game(c) for flag, c in zip(flags, configs[6:], strict=True))
