@@ -5,10 +5,11 @@ the loaders use (:func:`shipped_keys`), so it imports them; the loaders import o
 :mod:`agents.manifest`.
 
 The game of a model is read from the model's file where it records one (a value network's
-``config``, the az network's ``game``); the SB3 zips record none and the linear values only their
-player count, so theirs is the game docs/training.md states for them: the tower variant
-(:data:`~carcassonne_env.engine.registry.TOWER_VARIANT`) of the player count the linear value records,
-or for a zip the count its file name ends in (``_2p.zip``).
+``config``, the az network's ``game``, a zip's :data:`~agents.ppo.GAME_ENTRY` written by the
+project's trainers); the SB3 zips saved before the trainers recorded it and the linear values
+(which record only their player count) take the game docs/training.md states for them: the tower
+variant (:data:`~carcassonne_env.engine.registry.TOWER_VARIANT`) of the player count the linear value
+records, or for a zip the count its file name ends in (``_2p.zip``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from carcassonne_env.engine.registry import TOWER_VARIANT
 from . import MCTS_PRETRAINED
 from .az import SHIPPED_AZ
 from .manifest import FIELDS, FORMATS, MANIFEST_NAME, PRETRAINED_DIR, ShippedFileError, read_manifest, sha256_of
-from .ppo import SHIPPED
+from .ppo import SHIPPED, recorded_game
 from .shipped_values import AFTERSTATE_FILES, AFTERSTATE_LONG_FILES, LINEAR_FILES
 
 __all__ = ["build_manifest", "differences", "shipped_keys", "write_manifest"]
@@ -65,6 +66,9 @@ def _game(path: Path) -> tuple[dict[str, Any], str]:
 
         players = LinearValue.load(path).players
     else:
+        game = recorded_game(path)
+        if game is not None:
+            return game, "file"
         named = re.search(r"_(\d+)p$", path.stem)
         players = int(named.group(1)) if named else None
     if players is None:

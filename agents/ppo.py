@@ -14,13 +14,21 @@ Models are loaded once per process and path (tournaments build one agent per gam
 loads its file only once the manifest of the shipped models vouches for it
 (:func:`agents.manifest.verified`); a path is loaded as it is. Either way the zip is cloudpickled: loading
 it can run code (docs/reliability.md, "Which files can carry code").
+
+The game a model was trained on: the manifest records it for a shipped one; a zip saved by the
+project's trainers (``carcassonne train ppo``, ``carcassonne train distill``) records it in the entry
+:data:`GAME_ENTRY` (:func:`record_game`, JSON data beside SB3's own entries, which SB3 ignores), read
+without loading the model (:func:`recorded_game`); a zip saved otherwise records none
+(:mod:`agents.compat` warns that its game is unknown).
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +38,8 @@ from carcassonne_env.players import EngineAgent, as_engine_agent
 from .extras import MissingExtra, optional_imports
 from .manifest import PRETRAINED_DIR, verified
 
-__all__ = ["PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "resolve_checkpoint"]
+__all__ = ["GAME_ENTRY", "PRETRAINED", "SHIPPED", "PPOAgent", "load_policy", "make_ppo", "record_game", "recorded_game",
+           "resolve_checkpoint"]
 
 #: The networks shipped with the package, by the name a spec gives them (docs/training.md):
 #: ``pretrained``, PPO's ``full`` preset (a residual policy over greedy's action values);
@@ -42,6 +51,29 @@ SHIPPED = {"pretrained": PRETRAINED_DIR / "tower_2p.zip", "distilled": PRETRAINE
 PRETRAINED = SHIPPED["pretrained"]
 #: What needs the train extra's torch and Stable-Baselines3 (:func:`agents.extras.optional_imports`).
 _NEEDED_BY = "the ppo: agents"
+#: The zip entry in which the project's trainers record the game a model was trained on
+#: (``GameConfig.to_dict()`` as JSON); Stable-Baselines3 reads only its own entries.
+GAME_ENTRY = "carcassonne_game.json"
+
+
+def record_game(zip_file: str | Path | IO[bytes], game: dict[str, Any]) -> None:
+    """Add :data:`GAME_ENTRY` holding ``game`` (``GameConfig.to_dict()``) to the SB3 zip ``zip_file``
+    (a path or a seekable binary buffer), which must not hold one yet."""
+    with zipfile.ZipFile(zip_file, "a") as archive:
+        archive.writestr(GAME_ENTRY, json.dumps(game, sort_keys=True))
+
+
+def recorded_game(path: Path) -> dict[str, Any] | None:
+    """The game the zip at ``path`` records (:data:`GAME_ENTRY`), read as JSON data without loading
+    the model; None when it records none (or is no zip: loading it says so)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if GAME_ENTRY not in archive.namelist():
+                return None
+            game = json.loads(archive.read(GAME_ENTRY))
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return None
+    return game if isinstance(game, dict) else None
 
 
 def resolve_checkpoint(path: str | Path) -> Path:

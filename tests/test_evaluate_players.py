@@ -142,8 +142,9 @@ def test_what_cannot_be_evaluated_is_refused_in_one_line(argv: list[str], tmp_pa
     assert code == 2 and "Traceback" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith("carcassonne evaluate: error: ")
-    assert ("invalid choice: 7" in last) if argv[0] == "random" else ("made for a game of 2 players" in last
-                                                                      and "not for this game of 3 players" in last)
+    assert ("invalid choice: 7" in last) if argv[0] == "random" else (
+        "made for the game [tower variant (tower, black_tower, watchtowers), 2 players]" in last
+        and "not for this game [tower variant (tower, black_tower, watchtowers), 3 players]" in last)
     assert not (tmp_path / "out").exists()
 
 

@@ -63,7 +63,9 @@ def test_a_count_without_a_file_is_refused_naming_the_counts(spec: str) -> None:
 
 def test_the_network_refuses_another_expansion_set_at_its_count() -> None:
     spec = "afterstate:pretrained"
-    with pytest.raises(ValueError, match="value network was made for a game of 3 players"):
+    with pytest.raises(ValueError, match=r"value network was made for the game \[tower variant \(tower, black_tower, "
+                                         r"watchtowers\), 3 players\], not for this game \[expansions \(tower\), 3 "
+                                         r"players\]"):
         check_fits(make_agent(spec, seed=0), GameConfig(players=3, expansions=("tower",)), spec)
 
 

@@ -500,6 +500,9 @@ def test_the_raw_env_refuses_a_bool_and_a_step_after_the_end() -> None:
         env.step(0)
 
 
+TOWER_2P = "tower variant (tower, black_tower, watchtowers), 2 players"
+
+
 def _value_net(path: Path, config: dict[str, object]) -> Path:
     from agents.nets.value_net import INPUTS, ValueNet
 
@@ -510,11 +513,12 @@ def _value_net(path: Path, config: dict[str, object]) -> Path:
 
 @pytest.mark.fault("clear error")
 @pytest.mark.parametrize(("spec", "flags", "made", "wanted"), [
-    ("afterstate:@NET", ["--expansions", ""], "expansions tower, black_tower, watchtowers", "expansions none"),
-    ("afterstate:@NET", [], "2 players", "3 players"),
-    ("greedy:value=@NET", [], "2 players", "3 players"),
-    ("mcts:sims=2,value=@NET", ["--expansions", ""], "2 players, expansions tower", "2 players, expansions none"),
-    ("afterstate:@NET", ["--rules", "no_ransom"], "no_ransom=False", "no_ransom=True"),
+    ("afterstate:@NET", ["--expansions", ""], f"made for the game [{TOWER_2P}]", "this game [base game, 2 players]"),
+    ("afterstate:@NET", [], f"made for the game [{TOWER_2P}]", "this game [tower variant (tower, black_tower, "
+                                                               "watchtowers), 3 players]"),
+    ("greedy:value=@NET", [], "2 players]", "3 players]"),
+    ("mcts:sims=2,value=@NET", ["--expansions", ""], f"[{TOWER_2P}]", "this game [base game, 2 players]"),
+    ("afterstate:@NET", ["--rules", "no_ransom"], f"[{TOWER_2P}]", f"this game [{TOWER_2P}; rules: no_ransom]"),
     ("mcts:pretrained", [], "games of 2 players", "not 3"),
     ("mcts:sims=2,value=afterstate_long", [], "games of 2 players", "not 3"),
 ])

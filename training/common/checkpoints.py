@@ -7,7 +7,9 @@ Invariants (the self-play trainer's ``checkpoint.zip`` + ``state.json``):
   the pending pair the current one, each step one ``os.replace``;
 * :func:`find_checkpoint` takes the newest (model, state) pair whose hash matches, among the
   current, previous and pending files: a kill at any moment leaves a loadable checkpoint;
-* a model saved on its own (a snapshot, the final model) is written atomically (:func:`save_model`).
+* a model saved on its own (a snapshot, the final model) is written atomically (:func:`save_model`);
+* every model zip the trainers save records the game it was trained on (:func:`save_model`:
+  :func:`agents.ppo.record_game`), so that ``ppo:PATH`` is refused in another game, naming both.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from agents.ppo import record_game
+from carcassonne_env.engine import GameConfig
 
 from .settings import is_int
 from .storage import atomic_path, atomic_write_text, dumps, file_sha256
@@ -74,10 +79,12 @@ def find_checkpoint(out: Path) -> tuple[Path, dict[str, Any]] | None:
     return path, state
 
 
-def save_model(model: Any, path: Path, exclude: Iterable[str]) -> None:
+def save_model(model: Any, path: Path, exclude: Iterable[str], game: GameConfig) -> None:
     """``model.save`` (a Stable-Baselines3 model) into ``path`` atomically (through memory, then a
-    temporary file), without the attributes ``exclude`` names."""
+    temporary file), without the attributes ``exclude`` names, recording ``game``, the game it was
+    trained on (:func:`agents.ppo.record_game`)."""
     buffer = io.BytesIO()
     model.save(buffer, exclude=list(exclude))
+    record_game(buffer, game.to_dict())
     with atomic_path(path) as tmp:
         tmp.write_bytes(buffer.getvalue())

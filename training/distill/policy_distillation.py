@@ -356,7 +356,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         else:
             figures = fit(model.policy, data, s, seed=s.seed * 1000 + k, log=log, step=k,
                           checkpoint=folder / "fit_checkpoint.pt", on_saved=save_clock)
-            save_model(model, folder / "student.zip", ())
+            save_model(model, folder / "student.zip", (), s.game_config())
             write_json(folder / "fit.json", _json_safe(figures))
             (folder / "fit_checkpoint.pt").unlink()
             save_clock()

@@ -328,7 +328,7 @@ def _train(s: Settings, given: Collection[str]) -> Path:
             _warm_start(model, s, out)
 
     def save_state() -> None:
-        save_checkpoint(out, lambda path: model.save(path, exclude=NOT_SAVED), {
+        save_checkpoint(out, lambda path: save_model(model, path, NOT_SAVED, s.game_config()), {
             "settings": asdict(s), "pool": pool.to_dict(), "evaluations": evaluations, "curve": curve,
             "rng": rng.bit_generator.state, "num_timesteps": model.num_timesteps,
         })
@@ -336,7 +336,7 @@ def _train(s: Settings, given: Collection[str]) -> Path:
     def evaluate() -> None:
         snapshot = out / "snapshots" / f"{model.num_timesteps:09d}.zip"
         snapshot.parent.mkdir(exist_ok=True)
-        save_model(model, snapshot, NOT_SAVED)
+        save_model(model, snapshot, NOT_SAVED, s.game_config())
         spec = f"ppo:{snapshot}"
         opponents = list(dict.fromkeys([*s.eval_opponents, pool.best]))
         games = out / "evaluations" / snapshot.stem
@@ -403,7 +403,7 @@ def _train(s: Settings, given: Collection[str]) -> Path:
         model.logger.dump(model.num_timesteps)  # learn() dumps its own; this one comes after it
     save_state()
     final = out / "final.zip"
-    save_model(model, final, NOT_SAVED)
+    save_model(model, final, NOT_SAVED, s.game_config())
     _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
     venv.close()
     return final
