@@ -100,3 +100,21 @@ def ray_cluster() -> Iterator[Any]:
 
 #: Every simulated node: one CPU, a small object store, no dashboard.
 CLUSTER_NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 1024**2, "include_dashboard": False}
+
+
+@pytest.fixture
+def figure_titles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The titles (the figure's own, then each of its axes') of every matplotlib figure saved while the
+    test runs, in order: what a picture says it shows."""
+    from matplotlib.figure import Figure
+
+    titles: list[str] = []
+    save = Figure.savefig
+
+    def saving(figure: Figure, *args: Any, **kwargs: Any) -> Any:
+        suptitle = figure.get_suptitle()
+        titles.extend(t for t in (suptitle, *(ax.get_title() for ax in figure.axes)) if t)
+        return save(figure, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", saving)
+    return titles

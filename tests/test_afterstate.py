@@ -332,6 +332,7 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     out = tmp_path / "run"
     first = run_cli(*TINY, "--out", str(out), "--generations", "1")
     assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("game: base game, 2 players\n")  # the game of --expansions ''
     state = json.loads((out / "state.json").read_text())
     assert [h["generation"] for h in state["history"]] == [0, 1]
     assert (out / "gen_001" / "candidate.npz").exists() and (out / "ratings.png").exists()

@@ -16,7 +16,7 @@ import torch as th
 from agents.az import AZAgent
 from agents.evaluation import END_NOW
 from agents.nets.pv_net import NetSize, PVNet
-from carcassonne_env.engine import Game, GameConfig
+from carcassonne_env.engine import Game, GameConfig, describe_game
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.az import expert_iteration as ei
 from training.az.fit import Position, fit
@@ -92,10 +92,12 @@ def test_bad_settings_are_refused_in_one_line(tmp_path: Path, flag: str, value: 
 
 
 @pytest.mark.slow
-def test_a_tiny_run_writes_a_gated_generation_and_resumes_its_lost_last_step(tmp_path: Path) -> None:
+def test_a_tiny_run_writes_a_gated_generation_and_resumes_its_lost_last_step(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = replace(ei.PRESETS["quick"][1], out=str(tmp_path / "run"), games_per_generation=1, sims=2, k=2,
                        gate_sims=0, gate_seeds=1, workers=1, threads=1, device="cpu", progress=False)
     out = ei.train(settings)
+    assert capsys.readouterr().out.startswith(f"game: {describe_game(CONFIG)}\n")
     state = json.loads((out / "state.json").read_text())
     assert state["generation"] == 2 and state["step"] == "play" and len(state["history"]) == 1
     entry = state["history"][0]

@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 from agents import GreedyAgent, make_agent
+from agents.ppo import recorded_game
+from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.common import progress
 from training.common.evaluation import rate_against_anchors
@@ -394,6 +396,8 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
     out = tmp_path / "run"
     first = run_cli(*TINY, "--out", str(out), "--rounds", "1")
     assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("game: tower variant (tower, black_tower, watchtowers), 2 players\n")
+    assert recorded_game(out / "student.zip") == GameConfig(expansions=TOWER_VARIANT).to_dict()
     for name in ("round_000/samples.npz", "round_000/student.zip", "round_000/anchors/games.jsonl", "student.zip",
                  "curve.csv", "curve.png", "history.json", "state.json"):
         assert (out / name).is_file(), name
@@ -443,7 +447,7 @@ def test_a_tiny_run_resumes_and_refuses_changed_settings(tmp_path: Path) -> None
                 np.testing.assert_array_equal(played_again[key], array, err_msg=f"round {j}: {key}")
     assert [h["round"] for h in json.loads((out / "history.json").read_text())] == [0, 1, 2]
     agent = make_agent(f"ppo:{out / 'student.zip'}", seed=0)  # the student plays as a ppo: agent
-    from carcassonne_env.engine import Game, GameConfig
+    from carcassonne_env.engine import Game
 
     game = Game(GameConfig(players=2, expansions=TOWER_VARIANT), seed=0)
     assert agent.choose_action(game) in game.legal_actions()

@@ -16,8 +16,9 @@ def test_write_report_keeps_the_backend_and_the_open_figures(tmp_path: Path) -> 
     matplotlib.use("pdf")  # any backend but Agg, which the report once switched every caller to
     try:
         open_figure = plt.figure()
-        report = Report(anchor="random", games=2, game="base game, 2 players", ratings=[Rating("random", 0.0, -50.0, 50.0, 2, 0.5)],
-                        pairings=[], ms_per_decision={"random": 0.1}, sprt=None)
+        report = Report(anchor="random", games=2, game="base game, 2 players",
+                        ratings=[Rating("random", 0.0, -50.0, 50.0, 2, 0.5)], pairings=[],
+                        ms_per_decision={"random": 0.1}, sprt=None)
         write_report(report, tmp_path, Settings(agents=("random", "greedy")))
         assert matplotlib.get_backend() == "pdf"
         assert plt.get_fignums() == [open_figure.number]

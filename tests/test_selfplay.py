@@ -17,6 +17,8 @@ from carcassonne_env.engine.registry import TOWER_VARIANT
 pytest.importorskip("sb3_contrib")
 
 from agents import make_agent
+from agents.compat import check_fits
+from agents.ppo import recorded_game
 from carcassonne_env.engine import GameConfig
 from training.arena.match import play_match
 
@@ -162,4 +164,12 @@ def test_zero_steps_saves_and_evaluates_the_initial_policy(tmp_path: Path) -> No
     state = json.loads((out / "state.json").read_text())
     assert state["num_timesteps"] == 0 and [e["step"] for e in state["evaluations"]] == [0]
     assert (out / "final.zip").is_file()
+    assert result.stdout.startswith("game: tower variant (tower, black_tower, watchtowers), 2 players\n")
+    # every zip it saved records the game it was trained on: seated in another game, it is refused
+    tower = GameConfig(expansions=TOWER_VARIANT)
+    for zip_file in (out / "final.zip", out / "checkpoint.zip", *(out / "snapshots").glob("*.zip")):
+        assert recorded_game(zip_file) == tower.to_dict(), zip_file
+    spec = f"ppo:{out / 'final.zip'}"
+    with pytest.raises(ValueError, match=r"made for the game \[tower variant .*\], not for this game \[base game"):
+        check_fits(make_agent(spec, seed=0), GameConfig(), spec)
     assert list((out / "tensorboard").rglob("events.out.tfevents.*"))

@@ -67,7 +67,7 @@ from agents.manifest import verified
 from agents.nets.value_net import INPUTS, ValueNet, value_inputs
 from agents.spec import AgentSpecError
 from agents.value import FEATURES, design_row
-from carcassonne_env.engine import GameRecord, Phase
+from carcassonne_env.engine import GameConfig, GameRecord, Phase, describe_game
 from training.arena import tournament
 from training.arena.backends import BACKENDS
 from training.common.cli import Command, trainer_main
@@ -465,12 +465,13 @@ def _unloadable(path: Path) -> str | None:
     return None
 
 
-def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path, players: int = 2) -> None:
+def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path, config: GameConfig) -> None:
     """``curve.csv`` (a row per generation: its best's score, interval and Elo against each anchor) and
     ``ratings.png``: the Elo against each anchor (95 % interval) over training hours, within [−400, 600]
     (a clean sweep at the top). At more than two players the Elo is that of the agent's score against
     the best of the anchor's copies, so an agent as good as the anchor scores 1 / ``players``: its Elo,
-    −400·log10(players − 1), is drawn dashed."""
+    −400·log10(players − 1), is drawn dashed. The figure names the game, ``config``."""
+    players = config.players
     figures = ("score", "low", "high", "elo")
     write_csv(out / "curve.csv", ["generation", "admitted", "hours", "best", *(f"{a}_{k}" for a in anchors
                                                                                for k in figures)],
@@ -483,7 +484,7 @@ def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Pat
                          [f"g{h['generation']}" for h in history], anchors[-1], span=(-400.0, 600.0), even=0.0,
                          ylabel="Elo of the best agent against the anchor",
                          title="Afterstate value iteration: each generation's best against fixed anchors\n"
-                               "(open triangle at the top: a clean sweep)",
+                               "(open triangle at the top: a clean sweep)", game=describe_game(config),
                          note=(even, f"as good as the anchor ({players} players: wins 1/{players})")
                          if players > 2 else None)
 
@@ -505,6 +506,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     workers = s.workers or free_cores()
     use_torch_threads(s.threads, "carcassonne train afterstate")
     log = tensorboard_log(out, "carcassonne train afterstate")
+    print(s.game_line(), flush=True)
     config = s.game_config().to_dict()
     clock = RunClock(float(state["seconds"]))
 
@@ -533,7 +535,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
                 for anchor, r in ratings.items():
                     log.add_scalar(f"anchor/{anchor}/elo", r["elo"], g)
                     log.add_scalar(f"anchor/{anchor}/score", r["score"], g)
-                _write_curve(history, s.anchors, out, s.players)
+                _write_curve(history, s.anchors, out, s.game_config())
                 for anchor, r in ratings.items():
                     print(f"   vs {anchor:24s} score {r['score']:.3f} [{r['low']:.3f}, {r['high']:.3f}]  "
                           f"Elo {elo_words(r)}  margin {r['margin']:+.1f}", flush=True)

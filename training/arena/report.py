@@ -193,8 +193,9 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
             writer.writeheader()
             writer.writerows(table)
     summary = {
-        "game": report.game, "settings": asdict(settings), "anchor": report.anchor, "games": report.games, "ratings": rows,
-        "pairings": pair_rows, "ms_per_decision": report.ms_per_decision, "forfeits": report.forfeits or {},
+        "game": report.game, "settings": asdict(settings), "anchor": report.anchor, "games": report.games,
+        "ratings": rows, "pairings": pair_rows, "ms_per_decision": report.ms_per_decision,
+        "forfeits": report.forfeits or {},
         "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
     }
     if report.placings is not None:

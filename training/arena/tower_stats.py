@@ -37,8 +37,8 @@ different games; each table and each JSON row names its game.
 Command: ``carcassonne stats RUN_DIR [RUN_DIR ...] [--json FILE]`` (or ``python -m
 training.arena.tower_stats``) reads each tournament directory's ``games.jsonl`` through
 :func:`~training.arena.tournament.load_games` (every line checked and replayed), prints one table
-per game (under a line ``game: ...`` naming it) and, with ``--json``, writes the counts. Bad input (a missing directory, one
-without games, a damaged line) is one line on stderr and exit status 2.
+per game (under a line ``game: ...`` naming it) and, with ``--json``, writes the counts. Bad input
+(a missing directory, one without games, a damaged line) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations

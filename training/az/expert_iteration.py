@@ -294,6 +294,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any], config: GameConfig) ->
 
     workers = s.workers or free_cores()
     torch.set_num_threads(torch_threads(s.threads))
+    print(s.game_line(), flush=True)
     clock = RunClock(float(state["seconds"]))
 
     def save(**changes: Any) -> None:

@@ -2,10 +2,10 @@
 
 * :func:`write_csv` writes a table atomically (a kill leaves the old file or the new one);
 * :func:`plot_against_anchors` draws each anchor's curve over training hours with its interval
-  shaded, every point named by its generation (round). Values are drawn within ``span``: a point
-  beyond its top (a clean sweep: an infinite Elo, a win share of 1) is also marked there by an open
-  triangle. The figure is matplotlib's object API (not pyplot: its global backend and figures stay
-  untouched), saved atomically.
+  shaded, every point named by its generation (round), the title naming the game the run trains
+  for. Values are drawn within ``span``: a point beyond its top (a clean sweep: an infinite Elo, a
+  win share of 1) is also marked there by an open triangle. The figure is matplotlib's object API
+  (not pyplot: its global backend and figures stay untouched), saved atomically.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ class Band:
 
 def plot_against_anchors(path: Path, hours: Sequence[float], bands: Mapping[str, Band], names: Sequence[str],
                          named: str, *, span: tuple[float, float], even: float, ylabel: str, title: str,
-                         note: tuple[float, str] | None = None) -> None:
+                         game: str, note: tuple[float, str] | None = None) -> None:
     """A PNG of each anchor's :class:`Band` (``vs ANCHOR``) over training ``hours``; point ``i`` is
     named ``names[i]`` above anchor ``named``'s curve; a grey line at ``even`` (an agent as good as
-    the anchor), and a dashed one at ``note``'s value with its text."""
+    the anchor), and a dashed one at ``note``'s value with its text; ``title``, then ``game: GAME``
+    (``game``: :func:`~carcassonne_env.engine.describe_game` of the run's game)."""
     from matplotlib.figure import Figure
 
     bottom, top = span
@@ -52,7 +53,7 @@ def plot_against_anchors(path: Path, hours: Sequence[float], bands: Mapping[str,
     def drawn(values: Sequence[float]) -> list[float]:
         return [min(top, max(bottom, v)) for v in values]
 
-    fig = Figure(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 4.6))
     ax = fig.subplots()
     for anchor, band in bands.items():
         line = ax.plot(hours, drawn(band.value), marker="o", label=f"vs {anchor}")[0]
@@ -69,7 +70,7 @@ def plot_against_anchors(path: Path, hours: Sequence[float], bands: Mapping[str,
     ax.set_ylim(bottom - 0.02 * height, top + 0.04 * height)
     ax.set_xlabel("training hours (wall)")
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10, pad=14)  # above the names of the top curve
+    ax.set_title(f"{title}\ngame: {game}", fontsize=10, pad=14)  # above the names of the top curve
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     with atomic_path(path) as tmp:

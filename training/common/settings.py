@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
 from agents.extras import optional_imports
-from carcassonne_env.engine import ConfigError, GameConfig
+from carcassonne_env.engine import ConfigError, GameConfig, describe_game
 from carcassonne_env.engine.registry import TOWER_VARIANT
 
 __all__ = [
@@ -109,6 +109,12 @@ class GameSettings:
 
     def game_config(self) -> GameConfig:
         return GameConfig(players=self.players, expansions=self.expansions)
+
+    def game_line(self) -> str:
+        """``game: tower variant (tower, black_tower, watchtowers), 2 players``: the first line a
+        trainer prints once its run's settings are settled (a resume's included), naming the game it
+        trains for (:func:`~carcassonne_env.engine.describe_game`)."""
+        return f"game: {describe_game(self.game_config())}"
 
     def check_game(self, seed: int) -> GameConfig:
         """The game of the run (``--players``, ``--expansions``), checked, and its ``--seed``, an integer

@@ -68,6 +68,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from carcassonne_env.engine import describe_game
 from carcassonne_env.jsonio import load
 from training.common.checkpoints import save_model
 from training.common.cli import Command, trainer_main
@@ -279,10 +280,10 @@ def _cell(value: float | None) -> str:
     return "" if value is None or not math.isfinite(value) else f"{value:.4f}".rstrip("0").rstrip(".")
 
 
-def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path) -> None:
+def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Path, game: str) -> None:
     """``curve.csv`` (a row per round: the fit's figures, the student's speed and its ratings against
     each anchor) and ``curve.png``: the student's win share against each anchor (95 % Wilson interval)
-    over training hours."""
+    over training hours, in the game ``game`` (:func:`~carcassonne_env.engine.describe_game`)."""
     keys = ("win", "win_low", "win_high", "score", "elo")
     write_csv(out / "curve.csv", ["round", "hours", "samples", *_CURVE_FIGURES, *(f"{a}_{k}" for a in anchors
                                                                                  for k in keys)],
@@ -293,7 +294,8 @@ def _write_curve(history: list[dict[str, Any]], anchors: Sequence[str], out: Pat
     plot_against_anchors(out / "curve.png", [h["hours"] for h in history], bands, [f"r{h['round']}" for h in history],
                          anchors[0], span=(0.0, 1.0), even=0.5,
                          ylabel="win share of the student (95 % Wilson interval)",
-                         title="Policy distillation (DAgger): each round's student against fixed anchors")
+                         title="Policy distillation (DAgger): each round's student against fixed anchors",
+                         game=game)
 
 
 def train(s: Settings) -> Path:
@@ -310,6 +312,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
     workers = s.workers or free_cores()
     use_torch_threads(s.threads, "carcassonne train distill")
     log = tensorboard_log(out, "carcassonne train distill")
+    print(s.game_line(), flush=True)
     clock = RunClock(float(state["seconds"]))
 
     def save_clock() -> None:
@@ -387,7 +390,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any]) -> Path:
         k += 1
         state.update(history=history, round=k, seconds=clock.seconds(), settings=asdict(s))
         write_json(out / "history.json", _json_safe(history))
-        _write_curve(history, s.anchors, out)
+        _write_curve(history, s.anchors, out, describe_game(s.game_config()))
         write_json(out / "state.json", _json_safe(state))
     log.close()
     print(f"student: ppo:{out / 'student.zip'} (curve: {out / 'curve.csv'}, {out / 'curve.png'})")

@@ -319,6 +319,7 @@ def _train(s: Settings, out: Path, given: Collection[str]) -> Path:
     for log in ("progress.jsonl", "evaluations.jsonl"):
         keep_until(out / log, done)  # lines of iterations after the checkpoint (or of a run never checkpointed)
     write_json(out / "settings.json", asdict(s))
+    print(s.game_line(), flush=True)
     with ray_session(s.address, s.num_cpus, object_store_bytes(s), _NEEDED_BY):
         algo = build_config(s).build_algo()
         try:

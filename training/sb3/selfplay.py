@@ -51,6 +51,7 @@ import numpy as np
 from agents.extras import optional_imports
 from agents.nets.prior import ActionPrior, PriorObservation
 from agents.spec import AgentSpecError, Origin, check_spec, make_agent
+from carcassonne_env.engine import describe_game
 from carcassonne_env.environment.options import DEFAULT_WINDOW
 from training.common.checkpoints import CHECKPOINT, find_checkpoint, save_checkpoint, save_model
 from training.common.cli import Command, trainer_main
@@ -287,6 +288,7 @@ def _train(s: Settings, given: Collection[str]) -> Path:
         raise SettingError("--prior-temperature is the prior's: give --prior SPEC too")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(torch_threads(s.threads))
+    print(s.game_line(), flush=True)
 
     def make_env(rank: int) -> Any:
         def build() -> Any:
@@ -404,7 +406,7 @@ def _train(s: Settings, given: Collection[str]) -> Path:
     save_state()
     final = out / "final.zip"
     save_model(model, final, NOT_SAVED, s.game_config())
-    _plot_learning_curve(evaluations, curve, out / "learning_curve.png")
+    _plot_learning_curve(evaluations, curve, out / "learning_curve.png", describe_game(s.game_config()))
     venv.close()
     return final
 
@@ -445,12 +447,14 @@ def _warm_start(model: Any, s: Settings, out: Path) -> None:
         print(f"imitation epoch {epoch + 1}: loss {h['bc_loss']:.3f}, agreement with the teacher {h['accuracy']:.1%}")
 
 
-def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]], path: Path) -> None:
+def _plot_learning_curve(rows: list[dict[str, Any]], curve: list[dict[str, Any]], path: Path, game: str) -> None:
     """Left: mean training episode reward (last 100 episodes) over steps. Right: win rate (Wilson
-    95 % interval) against each evaluation opponent on paired seeds."""
+    95 % interval) against each evaluation opponent on paired seeds. Above both: ``game: GAME``
+    (``game``: :func:`~carcassonne_env.engine.describe_game` of the run's game)."""
     from matplotlib.figure import Figure  # not pyplot: its global backend and figures stay untouched
 
-    fig = Figure(figsize=(11, 4))
+    fig = Figure(figsize=(11, 4.3))
+    fig.suptitle(f"game: {game}", fontsize=10)
     left, right = fig.subplots(1, 2)
     if curve:
         left.plot([c["step"] for c in curve], [c["reward_mean"] for c in curve], color="tab:purple")
