@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.arena.ratings import HeadToHead, Rating, elo_from_score, pair_stats, rate, wilson
 from training.arena.report import Report, build_report, elo_text, print_report, write_report
 from training.arena.tournament import Settings
@@ -68,7 +69,7 @@ def test_a_trainer_prints_the_bound_not_the_clipped_elo(rating: dict[str, float]
 
 
 @pytest.mark.parametrize(("config", "words"), [
-    (GameConfig(expansions=("tower", "black_tower", "watchtowers")),
+    (GameConfig(expansions=TOWER_VARIANT),
      "tower variant (tower, black_tower, watchtowers), 2 players"),
     (GameConfig(players=2, expansions=("tower",), no_ransom=True), "expansions (tower), 2 players; rules: no_ransom"),
 ])

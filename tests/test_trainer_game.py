@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from carcassonne_env.engine import GameConfig, describe_game
+from carcassonne_env.engine.registry import TOWER_VARIANT
 from training.common.curves import Band, plot_against_anchors
 from training.common.settings import GameSettings
 
-GAMES = [GameConfig(expansions=("tower", "black_tower", "watchtowers")), GameConfig(players=4, expansions=("tower",))]
+GAMES = [GameConfig(expansions=TOWER_VARIANT), GameConfig(players=4, expansions=("tower",))]
 
 
 @pytest.mark.parametrize(("settings", "line"), [

@@ -15,7 +15,7 @@ rate() {  # decisions/s of one `carcassonne_env.bench engine` run (its arguments
 }
 ratios=()
 for round in $(seq "${ROUNDS:-9}"); do
-  base=$(rate --tiles base --games 3000)
+  base=$(rate --expansions '' --tiles base --games 3000)
   all=$(rate --tiles base,tower,watchtowers --expansions tower,black_tower,watchtowers --games 1500)
   ratio=$(python -c "print(f'{$base / $all:.2f}')")
   ratios+=("$ratio")
