@@ -64,6 +64,7 @@ def test_a_tournament_names_the_game_it_played_in_its_tables_and_summary(
     game = "base game, 2 players; rules: legacy_small_city"
     assert capsys.readouterr().out.startswith(f"game: {game}\n")
     assert json.loads((tmp_path / "summary.json").read_text())["game"] == game
+    assert json.loads((tmp_path / "tournament.json").read_text())["game"] == game
 
 
 @pytest.mark.parametrize("command", [[], ["play"], ["tournament"], ["evaluate"], ["bench"]])

@@ -4,6 +4,9 @@ its game by: expansions, players, tile sets and rule flags, a different line for
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +39,35 @@ def test_different_games_have_different_descriptions() -> None:
     described = {describe_game(c): c for c in configs}
     assert len(described) == len(configs)
     assert all(flag in describe_game(c) for flag, c in zip(flags, configs[6:], strict=True))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _recorded_config(document: dict[str, Any]) -> GameConfig | None:
+    """The game a result file's run config records: a tournament's ``config``, a trainer's players and
+    expansions (None: the file records none)."""
+    settings = document.get("settings") if isinstance(document.get("settings"), dict) else document
+    if isinstance(settings.get("config"), dict):
+        return GameConfig.from_dict(settings["config"])
+    if "players" in settings and "expansions" in settings:
+        return GameConfig(players=settings["players"], expansions=tuple(settings["expansions"]))
+    return None
+
+
+def test_every_committed_result_that_records_its_run_config_names_that_game() -> None:
+    checked = 0
+    for path in sorted((ROOT / "docs" / "results").rglob("*.json")):
+        document = json.loads(path.read_text())
+        rows = document if isinstance(document, list) else [document]
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            config = _recorded_config(row)
+            if config is not None:
+                assert row.get("game") == describe_game(config), path
+                checked += 1
+            elif "captures" in row:  # carcassonne stats: its rows name their game
+                assert str(row.get("game", "")).endswith(f", {row['players']} players"), path
+                checked += 1
+    assert checked > 100

@@ -2,7 +2,8 @@
 it by training hours (95 % interval), and each generation's gate (the candidate's paired score
 against the best, 95 % interval, filled when admitted). Read from each run's ``state.json`` (its
 ``history`` and ``gates``), written by ``carcassonne train afterstate``; a run folder is the run's
-output directory or its copy in ``docs/results``. At N players a score is the share of games the
+output directory or its copy in ``docs/results``. The runs must be of one game, which the title
+names (:func:`~carcassonne_env.engine.describe_game`). At N players a score is the share of games the
 agent beats the best of its opponent's N − 1 copies (ties ½), so an agent as good as its opponent
 scores 1/N: that line is drawn dashed.
 
@@ -22,6 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from carcassonne_env.engine import GameConfig, describe_game
+
 
 def _run(folder: Path) -> dict[str, Any]:
     """The run's ``state.json``; SystemExit naming the folder when it has none."""
@@ -35,10 +38,11 @@ def _run(folder: Path) -> dict[str, Any]:
 def plot(out: Path, folders: list[Path]) -> None:
     """Draw the runs of ``folders`` (one colour each, labelled by seed) into ``out``."""
     runs = [_run(f) for f in folders]
-    players = {r["settings"]["players"] for r in runs}
-    if len(players) != 1:
-        raise SystemExit(f"the runs are of different player counts {sorted(players)}: draw each count apart")
-    n = players.pop()
+    games = {describe_game(GameConfig(players=r["settings"]["players"], expansions=tuple(r["settings"]["expansions"])))
+             for r in runs}
+    if len(games) != 1:
+        raise SystemExit(f"the runs are of different games ({'; '.join(sorted(games))}): draw each game apart")
+    n = runs[0]["settings"]["players"]
     anchors = list(runs[0]["settings"]["anchors"])
     fig, axes = plt.subplots(1, len(anchors) + 1, figsize=(4.2 * (len(anchors) + 1), 3.8), sharey=True)
     for i, run in enumerate(runs):
@@ -80,8 +84,8 @@ def plot(out: Path, folders: list[Path]) -> None:
         else:
             ax.text(0.5, 0.5, "not rated: each run's best\nwas this anchor itself", ha="center", fontsize=8,
                     color="grey", transform=ax.transAxes)
-    fig.suptitle(f"Afterstate value iteration at {n} players, {len(runs)} seed{'s' if len(runs) > 1 else ''} "
-                 f"(dashed: an equal agent's share, 1/{n})", fontsize=10)
+    fig.suptitle(f"Afterstate value iteration, {len(runs)} seed{'s' if len(runs) > 1 else ''} "
+                 f"(dashed: an equal agent's share, 1/{n})\ngame: {games.pop()}", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

@@ -4,9 +4,10 @@ finished games, stop early on an SPRT decision.
 
 Files in the output directory (docs/tournament.md):
 
-* ``tournament.json``: the settings that define the schedule, the SHA-256 of every agent file
-  named in a spec (``agent_files``) and, when the run was given one, the ``code`` that plays the
-  games (an evaluation's :class:`~training.arena.ladder.Fingerprint` key; null once games of two
+* ``tournament.json``: the game in words (``game``: :func:`~carcassonne_env.engine.describe_game`,
+  for a reader; the settings' ``config`` defines it), the settings that define the schedule, the
+  SHA-256 of every agent file named in a spec (``agent_files``) and, when the run was given one, the
+  ``code`` that plays the games (an evaluation's :class:`~training.arena.ladder.Fingerprint` key; null once games of two
   versions mixed); a resume must match them;
 * ``games.jsonl``: one finished game per line: ``index``, ``group``, ``seats``, ``seed``,
   ``scores``, ``ranks``, decision counts and seconds per seat, its replayable ``record``
@@ -45,7 +46,7 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
-from carcassonne_env.engine import Action, ConfigError, Game, GameConfig, GameRecord, IllegalActionError
+from carcassonne_env.engine import Action, ConfigError, Game, GameConfig, GameRecord, IllegalActionError, describe_game
 from carcassonne_env.jsonio import JSONInputError, load, loads, read_line
 from training.common.storage import LockError, RunLock, atomic_write_text, dumps, file_sha256
 
@@ -521,7 +522,8 @@ def _prepare(out: Path, settings: Settings, resume: bool, allow_changed_agents: 
         games = load_games(out, settings)
     finished = {g["index"] for g in games}
     games += [g for g in given if g["index"] not in finished]
-    atomic_write_text(out / SETTINGS_FILE, dumps({**wanted, "agent_files": files, **versions}, indent=1) + "\n")
+    atomic_write_text(out / SETTINGS_FILE, dumps({"game": describe_game(settings.game_config), **wanted,
+                                                  "agent_files": files, **versions}, indent=1) + "\n")
     atomic_write_text(games_path, "".join(dumps(g, separators=(",", ":")) + "\n" for g in games))
     return games
 
