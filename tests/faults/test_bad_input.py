@@ -164,7 +164,7 @@ def test_bad_command_lines_are_refused_in_one_line(argv: list[str], message: str
     ([*T, "--seed", "99999999999999999999", "--out", "t"], "the generators take seeds of any size"),
     ([*T, "--workers", "1000000", "--out", "t"], "workers beyond the games are not started"),
     ([*T, "--resume", "--out", "t"], "nothing to resume yet: the tournament starts"),
-    (["bench", "engine", "--games", "1", "--tiles", "base", "--seed", "99999999999999999999"],
+    (["bench", "engine", "--games", "1", "--tiles", "base,tower,watchtowers", "--seed", "99999999999999999999"],
      "tile sets by name; any seed"),
 ])
 def test_unusual_but_valid_command_lines_run(argv: list[str], why: str, tmp_path: Path,
