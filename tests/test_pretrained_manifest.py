@@ -186,6 +186,18 @@ def test_a_policy_keeps_its_layout_version_until_its_bytes_change(tmp_path: Path
         manifest_writer.build_manifest(folder)
 
 
+def test_a_zip_that_records_its_game_gives_the_manifest_that_game(tmp_path: Path) -> None:
+    """A zip saved by the project's trainers records its game (agents.ppo.record_game): the manifest
+    takes it from the file, whatever its name says."""
+    folder = tmp_path / "pretrained"
+    folder.mkdir()
+    shutil.copy2(mf.PRETRAINED_DIR / "tower_2p.zip", folder / "base_3p.zip")
+    base = GameConfig(players=3)
+    ppo.record_game(folder / "base_3p.zip", base.to_dict())
+    (entry,) = manifest_writer.build_manifest(folder)
+    assert (entry["game"], entry["game_source"]) == (base.to_dict(), "file")
+
+
 def test_a_file_is_hashed_once_per_version(tmp_path: Path) -> None:
     folder = _copy(tmp_path, "value_linear.json")
     path = folder / "value_linear.json"
