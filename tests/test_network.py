@@ -268,6 +268,12 @@ def test_the_benchmark_command_documents_its_options(capsys: pytest.CaptureFixtu
     assert "--threads" in capsys.readouterr().out
 
 
+def test_the_benchmark_names_its_game_first(capsys: pytest.CaptureFixture[str], one_torch_thread: None) -> None:
+    bench_train.main(["--iterations", "1", "--n-steps", "16", "--n-envs", "1", "--batch-size", "16", "--n-epochs", "1",
+                      "--threads", "1", "--players", "3"])
+    assert capsys.readouterr().out.startswith("game: tower variant (tower, black_tower, watchtowers), 3 players; ")
+
+
 def _batch(players: int, steps: int, seed: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     observations, masks = _observations(SingleAgentEnv(players=players, expansions=TOWER_VARIANT), steps, seed=seed)
     return {key: np.stack([o[key] for o in observations]) for key in observations[0]}, np.stack(masks)

@@ -5,7 +5,8 @@ black_tower, watchtowers) against random opponents with the benchmark settings (
 ``DummyVecEnv``, 512 steps each, batch 256, 4 epochs) and prints, per PPO iteration, the env steps
 per second and where the time went: the env (stepping the learner's action and the opponents),
 inference (the rest of the rollout: observation → tensor, the policy's forward pass, the rollout
-buffer) and training (the gradient epochs). Ends with the median steps/s over the iterations.
+buffer) and training (the gradient epochs). Its first line names the game (``game: ...``,
+:func:`~carcassonne_env.engine.describe_game`); it ends with the median steps/s over the iterations.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 from agents.nets.policy import CarcassonnePolicy
 from carcassonne_env import argtypes
-from carcassonne_env.engine import GameConfig
+from carcassonne_env.engine import GameConfig, describe_game
 from carcassonne_env.engine.registry import TOWER_VARIANT
 from carcassonne_env.environment import SingleAgentEnv
 from training.cli.dialect import refuse_old_spellings
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> float:
     if args.seed >= 2**32:
         parser.error(f"argument --seed: expected an integer below 2**32 (numpy's seeds), got {args.seed}")
     try:
-        GameConfig(players=args.players, expansions=EXPANSIONS)
+        config = GameConfig(players=args.players, expansions=EXPANSIONS)
     except ValueError as e:  # ConfigError
         parser.error(f"argument --players: {e}")
     threads = args.threads if args.threads is not None else free_cores()
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> float:
     )
     parameters = sum(p.numel() for p in model.policy.parameters())
     steps = args.n_steps * args.n_envs
-    print(f"{parameters:,} parameters, {threads} torch thread(s), {steps} env steps per iteration", flush=True)
+    print(f"game: {describe_game(config)}; {parameters:,} parameters, {threads} torch thread(s), {steps} env steps "
+          "per iteration", flush=True)
     timer = IterationTimer(env, steps)
     model.learn(args.iterations * steps, callback=timer)
     median = statistics.median(timer.rates)
