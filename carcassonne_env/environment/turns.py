@@ -1,5 +1,5 @@
 """Quarter turns of an encoded sample: the observation, the action indices and a policy over them,
-turned as the whole board is turned. A trainer adds the turned copies of its samples (augmentation);
+turned as the whole board is turned. A trainer fits turned copies of its samples (augmentation);
 ``tests/test_env_turns.py`` checks that a turned sample is exactly the encoding of the turned game.
 
 **The turn.** ``k`` ∈ {1, 2, 3} quarter turns clockwise of the whole board about the start tile
@@ -27,18 +27,20 @@ supplies; a segment's slot is its tile's own and does not change.
 
 **The window.** The observation is cut at :meth:`.Window.around` the bounding box of the placed
 tiles, whose centre is rounded down on each axis: when the box spans an even number of cells on an
-axis, the turned window is not the window of the turned box but one or two cells beside it (and
-with an even W the window is not symmetric about its centre at all). The turned sample is shifted
-by that offset (:class:`Turn`), which :meth:`QuarterTurns.turn` computes with
-:meth:`.Window.around` itself. The shift moves nothing out of the sample exactly when the window
-covers the frontier (:meth:`.Window.covers_frontier`: no tile in the window's border cells): every
-nonzero entry and every legal action lies on a tile or beside one (R11), so inside the window of
-the box and of the turned box alike (covering depends only on the box's extents, which a turn
-swaps), and the window is then never clamped. A sample whose window does not cover the frontier (a
-board that overflows the window: tiles or legal actions lie outside it) is not turned:
-:meth:`QuarterTurns.turn` returns None for it. It is recognised from the ``tile`` plane alone: a
-played game's tiles are 4-connected (R11), so some tile in the window and none in its border cells
-means every tile lies inside.
+axis, the turned window is not the window of the turned box but one or two cells beside it (and an
+even W is not symmetric about its centre at all). The turned sample is shifted by that offset
+(:class:`Turn`), which :meth:`QuarterTurns.turn` computes with :meth:`.Window.around` itself.
+
+The shift moves nothing out of the sample exactly when the window covers the frontier
+(:meth:`.Window.covers_frontier`: no tile in the window's border cells). Every nonzero entry and every
+legal action lies on a tile or beside one (R11), so inside the window of the box and of the turned
+box alike: covering depends only on the box's extents (each at most W − 2 for an odd W, W − 3 for an
+even one), which a turn swaps. A sample whose window does not cover the frontier (the board overflows
+the window: tiles or legal actions lie outside it) is not turned: :meth:`QuarterTurns.turn` returns
+None. It is recognised from the ``tile`` plane alone: a played game's tiles are 4-connected (R11), so
+some tile in the window and none in its border cells means every tile lies inside; a window that is
+not the unclamped window of those tiles (no played game's, whose box holds the start tile) is refused
+too.
 
 Index maps are precomputed per window size and k and cached; turning a sample is a few gathers.
 """
@@ -91,7 +93,7 @@ def _check(k: int) -> None:
 
 
 @cache
-def _board_scatter(planes: int, east: int, south: int, window: int, k: int) -> npt.NDArray[np.intp]:
+def _board_scatter(planes: int, east: int, south: int, window: int, k: int) -> npt.NDArray[np.int32]:
     """Flat index of the ``board`` tensor (``planes`` × 3W × 3W) → its flat index after ``k`` turns
     (no shift), ``-1`` for a link across the window's border that turns out of it."""
     n = 3 * window
@@ -107,7 +109,7 @@ def _board_scatter(planes: int, east: int, south: int, window: int, k: int) -> n
     flat_once = once.reshape(-1)
     for _ in range(k):
         gather = np.where(flat_once < 0, _NONE, gather[flat_once])
-    scatter = np.full(size, _NONE, dtype=np.intp)
+    scatter = np.full(size, _NONE, dtype=np.int32)
     kept = gather >= 0
     scatter[gather[kept]] = np.flatnonzero(kept)
     return scatter
@@ -118,19 +120,19 @@ def _action_scatter(window: int, k: int) -> tuple[npt.NDArray[np.int64], npt.NDA
     """(codec index → its index after ``k`` turns with no shift, codec index → cells per index step
     of its segment: 0 for the segments that name no cell)."""
     codec = ActionCodec(window)
+    cells = window * window
+    source = np.rot90(np.arange(cells, dtype=np.int64).reshape(window, window), -k).reshape(-1)
+    cell_to = np.empty(cells, dtype=np.int64)
+    cell_to[source] = np.arange(cells, dtype=np.int64)  # cell → the cell it turns to, as the planes turn
     turned = np.arange(codec.n, dtype=np.int64)
     per_cell = np.zeros(codec.n, dtype=np.int64)
     for seg in codec.segments:
         if not seg.per_cell:
             continue
-        offset = np.arange(seg.size, dtype=np.int64)
-        cell, arg = np.divmod(offset, seg.per_cell)
-        row, col = np.divmod(cell, window)
-        for _ in range(k):  # one clockwise turn: (row, col) → (col, W − 1 − row)
-            row, col = col, window - 1 - row
+        cell, arg = np.divmod(np.arange(seg.size, dtype=np.int64), seg.per_cell)
         if seg.kind == ActionKind.PLACE:
             arg = (arg + k) % 4
-        turned[seg.start:seg.stop] = seg.start + seg.per_cell * (row * window + col) + arg
+        turned[seg.start:seg.stop] = seg.start + seg.per_cell * cell_to[cell] + arg
         per_cell[seg.start:seg.stop] = seg.per_cell
     return turned, per_cell
 
@@ -181,11 +183,11 @@ class QuarterTurns:
         window = Window.around(w, turned_box, far)
         return Turn(k, top - window.top, window.left - left)
 
-    def board_indices(self, flat: npt.NDArray[np.integer], turn: Turn) -> npt.NDArray[np.intp]:
+    def board_indices(self, flat: npt.NDArray[np.integer], turn: Turn) -> npt.NDArray[np.int32]:
         """Flat indices into the ``board`` tensor turned by ``turn`` (the nonzero entries of a board
         kept sparse: their values stay as they are)."""
         n = 3 * self.size
-        turned: npt.NDArray[np.intp] = _board_scatter(*self._board, turn.k)[flat] - 3 * (turn.rows * n + turn.cols)
+        turned: npt.NDArray[np.int32] = _board_scatter(*self._board, turn.k)[flat] - 3 * (turn.rows * n + turn.cols)
         return turned
 
     def board(self, board: np.ndarray, turn: Turn) -> np.ndarray:
