@@ -5,7 +5,9 @@ run that resumes a step it lost."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +18,15 @@ import torch as th
 from agents.az import AZAgent
 from agents.evaluation import END_NOW
 from agents.nets.pv_net import NetSize, PVNet
-from carcassonne_env.engine import Game, GameConfig, describe_game
+from carcassonne_env.engine import Game, GameConfig, describe_game, load_catalogue
+from carcassonne_env.engine.position import PositionBuilder
 from carcassonne_env.engine.registry import TOWER_VARIANT
+from carcassonne_env.environment.codec import ActionCodec
+from carcassonne_env.environment.layout import Layout
+from carcassonne_env.environment.observation import Encoder
+from carcassonne_env.environment.turns import QuarterTurns, turn_action
 from training.az import expert_iteration as ei
+from training.az import fit as fit_module
 from training.az.fit import Position, fit
 from training.common.settings import SettingError
 
@@ -69,6 +77,86 @@ def test_the_value_head_learns_a_residual_and_a_zero_weight_leaves_it(net: PVNet
     assert head() == before
     fit(net, positions, positions, 3, 8, 1e-2, 0, value_weight=1.0)
     assert abs(head() - 10.0) < abs(before - 10.0)
+
+
+def _positions(game: Game, plies: int, seed: int) -> list[Position]:
+    """A position at each of the first ``plies`` decisions of ``game`` played at random, its target a
+    distribution over the legal actions that is not uniform (each action keeps its own share)."""
+    codec, encoder, rng = ActionCodec(31), Encoder(CONFIG, 31), random.Random(seed)
+    encoder.reset(game)
+    out = []
+    for _ in range(plies):
+        encoder.sync(game)
+        legal = np.array(sorted(codec.legal_indices(game, encoder.window, encoder.frontier_inside)[0]), dtype=np.int64)
+        target = np.arange(1, len(legal) + 1, dtype=np.float64)
+        out.append(Position.of(encoder.observation(game, game.current_player), legal, target / target.sum(), 0, 3.0))
+        actions = game.legal_actions()
+        game.apply(actions[rng.randrange(len(actions))])
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_turned_position_is_the_position_of_the_turned_game(k: int) -> None:
+    """Position.turned of a recorded decision is the decision of the game played from the start tile
+    turned in place with every action turned: the board kept sparse, the cells, the vector, the legal
+    actions ascending and each action's target, the value as it was."""
+    pile = Game(CONFIG, seed=4).to_dict()["pile"]
+    game = Game(CONFIG, tile_order=pile)
+    turned = PositionBuilder(CONFIG).tile(load_catalogue().start.id, 0, 0, k).build(pile=pile)
+    turns, codec, shape = QuarterTurns(Layout(CONFIG, 31)), ActionCodec(31), Layout(CONFIG, 31).board_shape
+    rng = random.Random(k)
+    for _ in range(12):
+        actions = game.legal_actions()
+        action = actions[rng.randrange(len(actions))]
+        game.apply(action)
+        turned.apply(turn_action(action, k))
+    encoders = [Encoder(CONFIG, 31), Encoder(CONFIG, 31)]
+    for g, encoder in zip((game, turned), encoders, strict=True):
+        encoder.reset(g)
+    share = {a: i + 1.0 for i, a in enumerate(game.legal_actions())}  # each action's own target
+    player, n = game.current_player, game.num_players
+
+    def position(g: Game, encoder: Encoder, turn: int) -> Position:
+        pairs = sorted((codec.encode(turn_action(a, turn), encoder.window, player, n), s) for a, s in share.items())
+        legal, target = np.array([i for i, _ in pairs], dtype=np.int64), np.array([s for _, s in pairs])
+        return Position.of(encoder.observation(g, player), legal, target / target.sum(), 0, 3.0)
+
+    got, want = position(game, encoders[0], 0).turned(turns, k), position(turned, encoders[1], k)
+    for key in ("board", "cells", "vector"):
+        a, b = fit_module.batch([got], shape)[0][key], fit_module.batch([want], shape)[0][key]
+        assert th.equal(a, b), key
+    np.testing.assert_array_equal(got.legal, want.legal)
+    np.testing.assert_array_equal(got.target, want.target)
+    assert (got.value, got.game) == (want.value, want.game)
+
+
+def test_the_fit_trains_on_positions_turned_at_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``turns`` the minibatches hold the positions in all four orientations (each drawn per
+    position and minibatch), the held-out figures the positions as played; without, only as played."""
+    positions = _positions(Game(CONFIG, seed=5), 16, 5)
+    turns = QuarterTurns(Layout(CONFIG, 31))
+
+    def key(p: Position) -> bytes:
+        return p.legal.tobytes() + p.cells.tobytes()
+
+    orientation = {key(p): 0 for p in positions}
+    orientation.update({key(p.turned(turns, k)): k for p in positions for k in (1, 2, 3)})
+    assert len(orientation) == 4 * len(positions)
+    seen: dict[bool, list[int]] = {True: [], False: []}
+    real = fit_module.losses
+
+    def spy(pv: PVNet, batch: Sequence[Position], shape: tuple[int, ...], device: str = "cpu"
+            ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        seen[pv.net.training] += [orientation[key(p)] for p in batch]
+        return real(pv, batch, shape, device)
+
+    monkeypatch.setattr(fit_module, "losses", spy)
+    net = PVNet(CONFIG, 31, NetSize(channels=4, blocks=1, head_hidden=8), base="end_now")
+    fit(net, positions, positions, 2, 8, 1e-3, 0, turns=True)
+    assert len(seen[True]) == 32 and set(seen[True]) == {0, 1, 2, 3} and set(seen[False]) == {0}
+    seen[True].clear()
+    fit(net, positions, positions, 2, 8, 1e-3, 0)
+    assert seen[True] == [0] * 32
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [
@@ -123,6 +211,13 @@ def test_a_tiny_run_writes_a_gated_generation_and_resumes_its_lost_last_step(
         {k: entry[k] for k in ("score", "games", "admitted")}
     assert sorted(json.loads(g)["seed"] for g in (out / "gen_001" / "gate" / "games.jsonl").read_text().splitlines()) \
         == sorted(json.loads(g)["seed"] for g in games.splitlines())
+
+    # a run saved before --augment-turns existed was fitted without turns, and resumes so
+    saved = json.loads((out / "state.json").read_text())
+    del saved["settings"]["augment_turns"]
+    (out / "state.json").write_text(json.dumps(saved))
+    with pytest.raises(SettingError, match="--augment-turns False \\(now True\\)"):
+        ei.train(replace(settings, resume=True))
 
 
 def test_a_record_of_another_game_is_refused(tmp_path: Path) -> None:

@@ -9,6 +9,13 @@ error of the value head against the position's ``value`` (the residual of the fi
 base value, in units of :data:`~agents.nets.pv_net.VALUE_SCALE` points). With ``value_weight`` 0 the
 value head is frozen (it stays what it was: 0 for a new network). Adam, the learning rate decayed
 linearly to 0 over the fit; the held-out figures are reported per epoch and the last epoch's returned.
+
+**Quarter turns** (``turns``): each training position of a minibatch is turned by k quarter turns of
+the whole board, k drawn uniformly from 0–3 per position and minibatch by the fit's seeded generator
+(:meth:`Position.turned`, :mod:`carcassonne_env.environment.turns`: the observation, the legal actions
+and the target turned together are the turned game's own; the value target, a margin, does not change).
+A position whose window does not cover the frontier stays as it is. Each epoch then sees every position
+once, in one of its four orientations; the held-out figures are of the positions as played.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from torch.nn import functional as F
 from agents.nets.board_net import LegalActions
 from agents.nets.pv_net import VALUE_SCALE, PVNet
 from carcassonne_env.environment.layout import Layout
+from carcassonne_env.environment.turns import QuarterTurns
 
 __all__ = ["Position", "batch", "fit", "losses"]
 
@@ -54,6 +62,19 @@ class Position:
         nonzero = np.flatnonzero(board).astype(np.int32)
         return cls(nonzero, board[nonzero], observation["cells"], observation["vector"], legal,
                    np.asarray(target, dtype=np.float32), game, value)
+
+    def turned(self, turns: QuarterTurns, k: int) -> Position:
+        """This position after ``k`` ∈ {1, 2, 3} quarter turns of the board (``turns`` made for its layout),
+        its legal actions ascending again with their targets; itself when its window does not cover the
+        frontier (:meth:`QuarterTurns.turn`)."""
+        turn = turns.turn(self.cells, k)
+        if turn is None:
+            return self
+        legal = turns.actions(self.legal, turn)
+        order = np.argsort(legal)
+        return Position(turns.board_indices(self.board_index, turn), self.board_value,
+                        turns.cells(self.cells, turn), turns.vector(self.vector, turn), legal[order],
+                        self.target[order], self.game, self.value)
 
 
 def batch(positions: Sequence[Position], board_shape: tuple[int, ...], device: str = "cpu"
@@ -89,12 +110,22 @@ def losses(pv: PVNet, positions: Sequence[Position], board_shape: tuple[int, ...
     return cross_entropy, value_error, agree
 
 
+def _turned_at_random(positions: Sequence[Position], turns: QuarterTurns, rng: np.random.Generator
+                      ) -> list[Position]:
+    """Each of ``positions`` turned by k quarter turns, k drawn uniformly from 0–3 (module docstring)."""
+    ks = rng.integers(0, 4, len(positions))
+    return [p.turned(turns, int(k)) if k else p for p, k in zip(positions, ks, strict=True)]
+
+
 def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epochs: int, size: int, lr: float,
-        seed: int, value_weight: float = 0.0, device: str = "cpu") -> dict[str, float]:
-    """Fit ``pv`` (module docstring) on ``device``; it ends on the CPU in evaluation mode. The last epoch's
-    held-out figures: ``cross_entropy``, ``value_rmse`` (points), ``agreement``."""
+        seed: int, value_weight: float = 0.0, device: str = "cpu", turns: bool = False) -> dict[str, float]:
+    """Fit ``pv`` (module docstring; ``turns``: each training position turned by a random quarter turn)
+    on ``device``; it ends on the CPU in evaluation mode. The last epoch's held-out figures:
+    ``cross_entropy``, ``value_rmse`` (points), ``agreement``."""
     pv.net.value_net.requires_grad_(value_weight > 0)
-    shape = Layout(pv.config, pv.window).board_shape
+    layout = Layout(pv.config, pv.window)
+    shape = layout.board_shape
+    turner = QuarterTurns(layout) if turns else None
     pv.net.to(device)
     optimiser = th.optim.Adam([p for p in pv.net.parameters() if p.requires_grad], lr=lr)
     steps = epochs * max(1, len(train) // size)
@@ -107,7 +138,10 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
             order = rng.permutation(len(train))
             start = time.process_time()
             for i in range(0, max(1, len(order) - size + 1), size):
-                cross_entropy, value_error, _ = losses(pv, [train[j] for j in order[i:i + size]], shape, device)
+                chosen = [train[j] for j in order[i:i + size]]
+                if turner is not None:
+                    chosen = _turned_at_random(chosen, turner, rng)
+                cross_entropy, value_error, _ = losses(pv, chosen, shape, device)
                 loss = cross_entropy + value_weight * value_error
                 optimiser.zero_grad()
                 loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
