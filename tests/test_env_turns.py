@@ -248,6 +248,7 @@ def test_a_quarter_turn_is_one_to_four() -> None:
         QuarterTurns(Layout(BASE, 9)).turn(np.zeros((20, 9, 9), dtype=np.uint8), 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", TURNS)
 @pytest.mark.parametrize(("config", "seed"), [(BASE, 3), (WATCH, 6)], ids=["base", "tower-variant-3p"])
 def test_a_seeded_game_replayed_from_a_turned_start_encodes_as_its_turn(config: GameConfig, seed: int,
