@@ -240,8 +240,8 @@ def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_
     monkeypatch.setattr(ladder, "fingerprint", lambda: other)
     assert main(["evaluate", "random", "--out", str(tmp_path / "c"), *common]) == 0
     err = capsys.readouterr().err
-    assert f"{shipped} is not used: its games were played by other engine or agent code, numpy {mine.numpy} " \
-           "(this is 0.0)" in err
+    assert f"the shipped store {ladder.SHIPPED_NAME} is not used: its games were played by other engine or agent " \
+           f"code, numpy {mine.numpy} (this is 0.0)" in err
     assert "from the store" not in err and "stored the ladder's games in" in err  # played anew, stored for `other`
     assert len(list((tmp_path / "cache").glob(f"ladder-{other.key}-1.jsonl.gz"))) == 1
     assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--resume", *common]) == 2

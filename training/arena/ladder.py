@@ -78,6 +78,8 @@ DEFAULT_SEEDS: Mapping[int, int] = {2: 100, 3: 20, 4: 16, 5: 20, 6: 9}
 EXPANSIONS = TOWER_VARIANT
 #: The shipped store (module docstring).
 SHIPPED = Path(__file__).with_name("ladder_games.jsonl.gz")
+#: How messages name :data:`SHIPPED`: by its place in the project, not on this machine.
+SHIPPED_NAME = "training/arena/ladder_games.jsonl.gz"
 _FORMAT = "carcassonne ladder games 1"
 _ROOT = Path(__file__).resolve().parents[2]
 #: The code a game depends on: the engine, the agents and the match runner (paths from the project root).
@@ -177,6 +179,14 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "carcassonne"
 
 
+def _home_relative(path: Path) -> str:
+    """``path`` with the user's home directory written ``~`` (messages name no one's home)."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
 def _cache_file(players: int, mine: Fingerprint, seeds: int | str) -> Path:
     """The cache's store of the ``players``-player ladder's games of ``seeds`` seeds (``*``: a glob)
     played by ``mine``: ``ladder-KEY-SEEDS.jsonl.gz`` for 2 players, ``ladder-Np-KEY-SEEDS.jsonl.gz``
@@ -240,9 +250,10 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
     for path in [SHIPPED, *caches] if players == 2 else caches:
         games, why = _read(path, ladder, settings.seeds, settings.config, mine)
         if why and path == SHIPPED:
-            notes.append(f"{path} is not used: {why}; the ladder's games come from the cache {cache_dir()}, or are "
-                         f"played here and stored there (the shipped file is rewritten by: carcassonne evaluate "
-                         f"random --store-ladder {SHIPPED})")
+            notes.append(f"the shipped store {SHIPPED_NAME} is not used: {why}; the ladder's games come from the "
+                         f"cache {_home_relative(cache_dir())}, or are played here and stored there (in a checkout, "
+                         f"the shipped store is rewritten by: carcassonne evaluate random --store-ladder "
+                         f"{SHIPPED_NAME})")
         if len(games) > len(best):
             best, source = games, path
         if len(best) == len(places):
