@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from machine_paths import machine_paths
 
 from agents.isolation import DEFAULT_MOVE_TIME_LIMIT
 from carcassonne_env import bench as engine_bench
@@ -179,6 +180,13 @@ def _contradictions(where: str, text: str) -> list[str]:
 def test_no_help_text_contradicts_a_constant(monkeypatch: pytest.MonkeyPatch) -> None:
     wrong = [line for where, text in _all_help_texts(monkeypatch) for line in _contradictions(where, text)]
     assert wrong == []
+
+
+def test_no_help_text_names_a_machine_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A help text reads the same on every machine: the shipped files are named by their place in the
+    project (``training/arena/ladder_games.jsonl.gz``), never by where this checkout lies."""
+    found = [f"{where}: {path}" for where, text in _all_help_texts(monkeypatch) for _, path in machine_paths(text)]
+    assert found == []
 
 
 @pytest.mark.parametrize("page", sorted(DOCS_STATE))
