@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create ./.venv once and install the project with the given extras (default: dev).
-# torch is pinned to the CPU build first, so the "train" and "ray" extras never pull CUDA wheels.
+# torch is pinned to the CPU build first, so the "train", "ray" and "tutorials" extras never pull CUDA wheels.
 # `bash scripts/setup.sh --compile` builds the compiled core again and installs nothing else
 # (scripts/test.sh installs the dependencies with CARCASSONNE_PURE_PYTHON=1, then compiles beside its
 # lint and type checks). mypyc's type-check cache is build/mypy-cache, apart from `mypy`'s own
@@ -25,6 +25,6 @@ if [ "$extras" = "--compile" ]; then
 fi
 pip_install --upgrade pip
 case ",$extras," in
-  *,train,*|*,ray,*) pip_install torch==2.13.0 ;;
+  *,train,*|*,ray,*|*,tutorials,*) pip_install torch==2.13.0 ;;
 esac
 pip_install -e ".[$extras]"
