@@ -1,7 +1,7 @@
 """Turn-based only: why the env refuses the parallel API, and three ways to consume it one decision at a time.
 
-    python docs/tutorials/turn_based.py                                # 200 games a way
-    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/turn_based.py   # 2 games a way
+    python docs/tutorials/turn_based.py                               # 200 games a way
+    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/turn_based.py  # 2 games a way
 
 Needs only the package (no torch). Carcassonne is played one player at a time, and one turn is one to
 four decisions of the same player, so the AEC env declares ``is_parallelizable = False``, as PettingZoo's
