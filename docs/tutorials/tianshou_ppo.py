@@ -6,9 +6,10 @@
 Needs the ``tutorials`` extra (``tianshou==2.0.1``, torch). Three pieces connect the
 env to Tianshou:
 
-* :class:`MaskInObservation`, a Gymnasium wrapper, puts the learner's mask into the observation under
+* :class:`ForTianshou`, a Gymnasium wrapper, puts the learner's mask into the observation under
   ``"mask"``, where Tianshou's policies look for it (its own PettingZoo wrapper does the same); Tianshou
   stores it in its buffer with the observation, so the update sees the mask each action was chosen under;
+  and it gives the final info's winners a fixed shape (Tianshou stacks the infos of its envs);
 * :class:`MaskedActor` is the actor Tianshou calls, ``forward(obs, state, info) -> (logits, state)``: the
   project's :class:`~agents.nets.board_net.BoardNet` scores the legal actions only, and every other of
   the N logits is −∞, so Tianshou's categorical never samples an illegal action;
@@ -24,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -62,15 +63,28 @@ OBS_KEYS = ("board", "cells", "vector")
 
 
 # --8<-- [start:mask]
-class MaskInObservation(gymnasium.ObservationWrapper[dict[str, Any], Any, dict[str, Any]]):
-    """The single-agent view with the learner's action mask in its observation, as ``"mask"``
-    (int8, 1 = legal: all 0 once the game is over)."""
+class ForTianshou(gymnasium.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
+    """The single-agent view as Tianshou takes it: the learner's action mask in the observation, as
+    ``"mask"`` (int8, 1 = legal; all 0 once the game is over); and the winners in the final info, one seat
+    or more (a tie), as one flag per seat, since Tianshou stacks the infos of its envs into arrays."""
 
     def __init__(self, env: gymnasium.Env[dict[str, Any], Any]) -> None:
         super().__init__(env)
         assert isinstance(env.observation_space, spaces.Dict) and isinstance(env.action_space, spaces.Discrete)
         self.observation_space = spaces.Dict({**env.observation_space.spaces,
                                               "mask": spaces.MultiBinary(int(env.action_space.n))})
+        self.seats = np.arange(env.get_wrapper_attr("aec").game_config.players)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self.observation(obs), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if "winners" in info:
+            info = {**info, "winners": np.isin(self.seats, info["winners"])}
+        return self.observation(obs), reward, terminated, truncated, info
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         mask = self.env.get_wrapper_attr("action_masks")()
@@ -80,7 +94,7 @@ class MaskInObservation(gymnasium.ObservationWrapper[dict[str, Any], Any, dict[s
 def make_env() -> gymnasium.Env[dict[str, Any], Any]:
     """The 2-player tower variant against uniformly random play, the learner's seat drawn every game,
     with the self-play trainer's shaping (score-margin changes if the game ended now)."""
-    return MaskInObservation(gymnasium.make("carcassonne_env/Carcassonne-v1", seat=None, shaping=0.01,
+    return ForTianshou(gymnasium.make("carcassonne_env/Carcassonne-v1", seat=None, shaping=0.01,
                                             shaping_scores="end_now"))
 # --8<-- [end:mask]
 
