@@ -26,7 +26,8 @@ EXPECTED: dict[str, tuple[dict[str, str], str]] = {
     "sb3_maskable_ppo": ({"sb3_contrib": "train"},
                          r"ppo:\S+model\.zip against random: score [\d.]+ % .*, 4 games"),
     "cleanrl_ppo": ({"torch": "train", "tyro": "train"},
-                    r"(?s)iteration 1/1: 256 steps.*cleanrl_ppo against random: score [\d.]+ % .*, 4 games"),
+                    r"(?s)iteration 1/1: 256 steps, \d+ steps/s, win rate [\d.]+ over the last \d+ games.*"
+                    r"cleanrl_ppo against random: score [\d.]+ % .*, 4 games"),
     "tianshou_ppo": ({"tianshou": "tutorials"},
                      r"(?s)trained 256 env steps.*tianshou_ppo against random: score [\d.]+ % .*, 4 games"),
     "rllib": ({"ray": "ray"},

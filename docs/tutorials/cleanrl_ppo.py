@@ -2,7 +2,7 @@
 
     python docs/tutorials/cleanrl_ppo.py                               # 81,920 env steps, 100 rated games
     python docs/tutorials/cleanrl_ppo.py --total-timesteps 200000 --num-envs 8
-    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/cleanrl_ppo.py  # one update of 256 steps, 4 rated games
+    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/cleanrl_ppo.py  # 2 envs, one update of 256 steps, 4 rated games
 
 Needs the ``train`` extra (torch, and tyro for the flags). Read it top to bottom: the settings, the
 network, the vectorised env, the rollout, the advantages, the update, then the rating.
@@ -55,9 +55,9 @@ class Args:
     """Seeds the envs, torch (the sampled actions) and the minibatch order."""
     total_timesteps: int = 256 if SHORT else 81_920
     """Env steps (the learner's decisions, all envs together)."""
-    num_envs: int = 4
+    num_envs: int = 2 if SHORT else 4
     """Envs stepped together (gymnasium's SyncVectorEnv)."""
-    num_steps: int = 64 if SHORT else 128
+    num_steps: int = 128
     """Steps per env in each rollout: a batch is num_envs × num_steps."""
     learning_rate: float = 3e-4
     """Adam's learning rate, annealed linearly to 0."""

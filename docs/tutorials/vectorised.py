@@ -1,7 +1,7 @@
 """Vectorised envs: Gymnasium's and Stable-Baselines3's, the action masks through them, and their throughput.
 
     python docs/tutorials/vectorised.py                               # 4 envs, 4,000 random steps, 16,384 trained
-    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/vectorised.py  # 2 envs, 100 random steps, 256 trained
+    CARCASSONNE_TUTORIAL_SHORT=1 python docs/tutorials/vectorised.py  # 2 envs, 300 random steps, 256 trained
 
 Needs the ``train`` extra (Stable-Baselines3, sb3-contrib). Every env is the single-agent view (the
 learner in one seat, uniformly random play in the other). What it shows:
@@ -40,8 +40,8 @@ from training.sb3.ppo import ppo_kwargs
 SHORT = os.environ.get("CARCASSONNE_TUTORIAL_SHORT") == "1"
 #: Envs in every vector env.
 ENVS = 2 if SHORT else 4
-#: Vector steps of random play per vector env (each is ENVS env steps).
-STEPS = 50 if SHORT else 1_000
+#: Vector steps of random play per vector env (each is ENVS env steps; a game is about 110 of them).
+STEPS = 150 if SHORT else 1_000
 #: Env steps of MaskablePPO training (all envs together).
 TRAIN_STEPS = 256 if SHORT else 16_384
 ENV_ID = "carcassonne_env/Carcassonne-v1"
