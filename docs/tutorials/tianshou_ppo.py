@@ -95,7 +95,7 @@ def make_env() -> gymnasium.Env[dict[str, Any], Any]:
     """The 2-player tower variant against uniformly random play, the learner's seat drawn every game,
     with the self-play trainer's shaping (score-margin changes if the game ended now)."""
     return ForTianshou(gymnasium.make("carcassonne_env/Carcassonne-v1", seat=None, shaping=0.01,
-                                            shaping_scores="end_now"))
+                                      shaping_scores="end_now"))
 # --8<-- [end:mask]
 
 
@@ -133,7 +133,7 @@ class Critic(nn.Module):
 # --8<-- [end:actor]
 
 
-class Greedy:
+class MostProbable:
     """The trained network as a player: ``act(observation, action_mask)``, its most probable legal action."""
 
     def __init__(self, actor: MaskedActor) -> None:
@@ -185,7 +185,7 @@ def main() -> None:
     window = int(trained.net.codec.size)
 
     def player(seed: int) -> EngineAgent:
-        return as_engine_agent(Greedy(trained), window=window)
+        return as_engine_agent(MostProbable(trained), window=window)
 
     register_agent("tianshou_ppo", player)  # a spec name, played in this process (workers=1)
     shutil.rmtree(OUT / "rating", ignore_errors=True)  # a tournament folder resumes: start this one afresh
