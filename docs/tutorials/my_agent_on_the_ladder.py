@@ -66,6 +66,15 @@ def network(options: dict[str, int]) -> BoardNet:
 
 
 # --8<-- [start:agent]
+def most_probable(net: BoardNet, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
+    """``net``'s most probable legal action (its logits of the legal actions are padded with −1e8: the
+    argmax is a legal one)."""
+    obs = {key: torch.as_tensor(value)[None] for key, value in observation.items()}
+    with torch.no_grad():
+        legal, _ = net.legal_logits(obs, np.asarray(action_mask)[None])
+    return int(legal.actions[0, legal.logits[0].argmax()])
+
+
 class MyAgent:
     """The agent the ladder seats: its network's most probable legal action. Built as ``MyAgent(seed=…)``
     (the ladder passes a seed when ``__init__`` takes one); it plays deterministically."""
@@ -79,11 +88,7 @@ class MyAgent:
         self.net.eval()
 
     def act(self, observation: dict[str, np.ndarray], action_mask: np.ndarray) -> int:
-        obs = {key: torch.as_tensor(value)[None] for key, value in observation.items()}
-        with torch.no_grad():
-            legal, _ = self.net.legal_logits(obs, np.asarray(action_mask)[None])
-        # the legal actions' logits, padded at −1e8: the most probable is a legal one
-        return int(legal.actions[0, legal.logits[0].argmax()])
+        return most_probable(self.net, observation, action_mask)
 # --8<-- [end:agent]
 
 
@@ -139,9 +144,7 @@ def main() -> None:
     os.environ[CHECKPOINT_VARIABLE] = str(checkpoint)  # MyAgent, and the processes started below, read it
     agent = MyAgent(seed=0)
     for d in decisions[:20]:  # the loaded agent plays what the trained network plays
-        with torch.no_grad():
-            legal, _ = net.legal_logits({k: torch.as_tensor(v)[None] for k, v in d.observation.items()}, d.mask[None])
-        assert agent.act(d.observation, d.mask) == int(legal.actions[0, legal.logits[0].argmax()])
+        assert agent.act(d.observation, d.mask) == most_probable(net, d.observation, d.mask)
     print(f"saved {checkpoint}; MyAgent loads it and plays as the trained network")
     # --8<-- [end:save]
 
