@@ -63,7 +63,8 @@ from .tournament import GameLedger, Settings, load_games, played_by
 
 __all__ = [
     "DEFAULT_SEEDS", "EXPANSIONS", "LADDER", "MULTIPLAYER_LADDER", "RESERVES", "SHIPPED", "Fingerprint", "cache_dir",
-    "fingerprint", "fingerprint_for", "is_ladder_game", "ladder_config", "ladder_for", "store_games", "stored_games",
+    "fingerprint", "fingerprint_for", "is_ladder_game", "ladder_config", "ladder_for", "shown_path", "store_games",
+    "stored_games",
 ]
 
 #: The reference ladder, on the 2-player tower variant, random = 0.
@@ -179,7 +180,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "carcassonne"
 
 
-def _home_relative(path: Path) -> str:
+def shown_path(path: Path) -> str:
     """``path`` with the user's home directory written ``~`` (messages name no one's home)."""
     try:
         return str(Path("~") / path.relative_to(Path.home()))
@@ -251,7 +252,7 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
         games, why = _read(path, ladder, settings.seeds, settings.config, mine)
         if why and path == SHIPPED:
             notes.append(f"the shipped store {SHIPPED_NAME} is not used: {why}; the ladder's games come from the "
-                         f"cache {_home_relative(cache_dir())}, or are played here and stored there (in a checkout, "
+                         f"cache {shown_path(cache_dir())}, or are played here and stored there (in a checkout, "
                          f"the shipped store is rewritten by: carcassonne evaluate random --store-ladder "
                          f"{SHIPPED_NAME})")
         if len(games) > len(best):

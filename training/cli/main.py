@@ -573,7 +573,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         wanted.append(None)  # the cache's file
     for path in wanted:
         stored = ladder.store_games(settings, args.out, members, mine, path)
-        print(f"stored the ladder's games in {stored}; game: {describe_game(settings.game_config)}" if stored else
+        game = describe_game(settings.game_config)
+        print(f"stored the ladder's games in {ladder.shown_path(stored)}; game: {game}" if stored else
               "the ladder's games of this run are not stored: some were forfeited or played under --move-time-limit or "
               "by other code", file=sys.stderr)
 
