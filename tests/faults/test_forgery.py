@@ -17,6 +17,7 @@ import pytest
 from carcassonne_env.engine import ActionKind, Game, GameConfig, GameRecord, SaveError
 from carcassonne_env.viewer import RecordError, replay_html
 from faults.helpers import assert_clear_error, bad, cli, copy_run, tiny
+from training.arena.ladder import SHIPPED_NAME
 from training.arena.match import competition_ranks
 from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, TournamentError, find_game, load_games, run
 
@@ -371,4 +372,5 @@ def test_evaluate_refuses_a_copied_line_in_its_folder_and_in_a_ladder_store(
     small_ladder.write_bytes(gzip.compress(text.encode()))
     code, err = cli([*EVALUATE, "--out", str(tmp_path / "again")], capsys)
     assert code == 0, err  # the games come from the cache's store, or are played again
-    assert f"{small_ladder} is not used: unreadable ({small_ladder}, line 3: game 1 repeats line 2" in err
+    assert f"the shipped store {SHIPPED_NAME} is not used: unreadable ({SHIPPED_NAME}, line 3: game 1 repeats " \
+           "line 2" in err

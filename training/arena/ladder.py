@@ -251,6 +251,7 @@ def stored_games(settings: Settings, ladder: Sequence[str] = LADDER, mine: Finge
     for path in [SHIPPED, *caches] if players == 2 else caches:
         games, why = _read(path, ladder, settings.seeds, settings.config, mine)
         if why and path == SHIPPED:
+            why = why.replace(str(path), SHIPPED_NAME)  # the reader names the file it read
             notes.append(f"the shipped store {SHIPPED_NAME} is not used: {why}; the ladder's games come from the "
                          f"cache {shown_path(cache_dir())}, or are played here and stored there (in a checkout, "
                          f"the shipped store is rewritten by: carcassonne evaluate random --store-ladder "
