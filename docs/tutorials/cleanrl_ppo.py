@@ -224,6 +224,11 @@ def main(args: Args) -> None:
     dones = torch.zeros((args.num_steps, args.num_envs))
     values = torch.zeros((args.num_steps, args.num_envs))
 
+    # declared: the vector env's types are generic (and left unbound by some gymnasium releases)
+    next_obs_np: dict[str, np.ndarray]
+    reward: np.ndarray
+    terminations: np.ndarray
+    truncations: np.ndarray
     next_obs_np, _ = envs.reset(seed=args.seed)
     next_obs = as_tensors(next_obs_np)
     next_mask = torch.as_tensor(np.stack(envs.call("action_masks")))
