@@ -17,7 +17,8 @@ pytest.importorskip("ray.rllib")
 th = pytest.importorskip("torch")
 
 from agents import AgentSpecError, make_agent  # noqa: E402
-from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env  # noqa: E402
+from agents.nets.board_net import OUTSIDE_CROP, LegalLogits  # noqa: E402
+from agents.nets.rllib_module import MASK_KEY, OBS_KEY, CarcassonneRLModule, make_env, scatter_legal  # noqa: E402
 from carcassonne_env.engine import GameConfig  # noqa: E402
 from training.arena.match import play_match  # noqa: E402
 from training.arena.ray_support import LOCAL_OBJECT_STORE_BYTES  # noqa: E402
@@ -88,6 +89,16 @@ def test_the_module_gives_masked_actions_no_probability() -> None:
     mask = first[MASK_KEY].astype(bool)
     assert probs[~mask].max() == 0.0 and probs[mask].sum() == pytest.approx(1.0, abs=1e-5)
     assert values.shape == (1,) and th.allclose(values, out[Columns.EMBEDDINGS])
+
+
+def test_padding_does_not_hide_a_legal_action_0_in_the_full_logits() -> None:
+    # two observations padded to three entries: the first allows actions 0 and 2, the second only 1;
+    # the padding entries point at action 0, as pad_legal writes them
+    legal = LegalLogits(actions=th.tensor([[0, 2, 0], [1, 0, 0]]),
+                        valid=th.tensor([[True, True, False], [True, False, False]]),
+                        logits=th.tensor([[0.5, -1.0, OUTSIDE_CROP], [2.0, OUTSIDE_CROP, OUTSIDE_CROP]]))
+    full = scatter_legal(legal, 4)
+    assert full.tolist() == [[0.5, OUTSIDE_CROP, -1.0, OUTSIDE_CROP], [OUTSIDE_CROP, 2.0, OUTSIDE_CROP, OUTSIDE_CROP]]
 
 
 def test_sampling_puts_the_module_in_eval_mode_once_and_training_puts_it_back(

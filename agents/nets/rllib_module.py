@@ -102,9 +102,10 @@ def pack_legal(legal: LegalLogits) -> th.Tensor:
 
 def scatter_legal(legal: LegalLogits, n: int) -> th.Tensor:
     """All ``n`` logits of each observation (B, n): the legal ones from ``legal``, the others
-    :data:`OUTSIDE_CROP`."""
+    :data:`OUTSIDE_CROP`. A padding entry points at action 0 too, so the entries are combined by their
+    maximum (a plain scatter's last write would let the padding hide a legal action 0)."""
     logits = th.full((len(legal.logits), n), OUTSIDE_CROP, dtype=legal.logits.dtype, device=legal.logits.device)
-    return logits.scatter(1, legal.actions, th.where(legal.valid, legal.logits, OUTSIDE_CROP))
+    return logits.scatter_reduce(1, legal.actions, th.where(legal.valid, legal.logits, OUTSIDE_CROP), "amax")
 
 
 class _LegalDist(TorchDistribution):
