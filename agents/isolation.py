@@ -16,7 +16,10 @@ game. Invariants:
   answers with no action or takes more than the move time limit makes :meth:`ProcessAgent.choose_action`
   raise :class:`AgentProcessFailure` (``kind``: exception, exit, crash, timeout, illegal) and the child is
   killed; the runner turns that into a forfeit with the agent's name;
-* the child ignores SIGINT: the user's Ctrl-C reaches the runner alone, which stops the children.
+* the child ignores SIGINT: the user's Ctrl-C reaches the runner alone, which stops the children;
+* with each move the child reports the CPU seconds its process spent in ``choose_action``
+  (:attr:`ProcessAgent.last_cpu_seconds`, the thinking time a tournament reports); a move without a
+  finite non-negative figure fails as an ``exception``. The move time limit is the runner's wall clock.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import operator
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
@@ -153,13 +157,14 @@ def _answer_runner(conn: Connection, spec: str, seed: int, config: dict[str, Any
         if request.get("op") != "decide":
             return
         game = Game.from_dict(request["game"])
+        start = time.process_time()
         try:
             action = agent.choose_action(game)
         except BaseException as e:
             kind, message = _failure(e, "")
             send(conn, {"op": "fail", "kind": kind, "message": message})
             return
-        send(conn, {"op": "move", "action": evidence(action)})
+        send(conn, {"op": "move", "action": evidence(action), "cpu": time.process_time() - start})
 
 
 def context() -> Any:
@@ -218,6 +223,8 @@ class ProcessAgent:
         if not (math.isfinite(time_limit) and time_limit > 0):
             raise ValueError(f"time_limit: must be a positive number of seconds, got {time_limit!r}")
         self.spec, self.time_limit = spec, time_limit
+        self.last_cpu_seconds = 0.0
+        """The CPU seconds of the last decision, as the child measured them in its process."""
         self._rng = np.random.default_rng(np.random.SeedSequence([seed, 0x15_0A7E]))
         ctx = context()
         self._conn, theirs = ctx.Pipe()
@@ -245,6 +252,11 @@ class ProcessAgent:
         answer = self._answer(self.time_limit, f"took more than {self.time_limit:g} s for a decision")
         if answer.get("op") != "move":
             self._fail(answer)
+        cpu = answer.get("cpu")
+        if not (isinstance(cpu, int | float) and not isinstance(cpu, bool) and math.isfinite(cpu) and cpu >= 0):
+            self.close()  # only the agent's own code, writing to the pipe, sends a move without it
+            raise AgentProcessFailure("exception", f"answered a move without its CPU seconds (got {cpu!r})")
+        self.last_cpu_seconds = float(cpu)
         chosen = answer.get("action")
         try:
             if not isinstance(chosen, list):

@@ -38,3 +38,29 @@ class Seeded:
 
 class Neither:
     """Implements neither ``choose_action`` nor ``act``: not an agent."""
+
+
+SPIN_SECONDS = 0.002
+"""The CPU seconds :class:`Spinner` spends on each decision, and :class:`Sleeper` waits."""
+
+
+class Spinner:
+    """Thinks: spends at least :data:`SPIN_SECONDS` of its process's CPU time on each decision."""
+
+    def choose_action(self, game: Any) -> Any:
+        import time
+
+        start = time.process_time()
+        while time.process_time() - start < SPIN_SECONDS:
+            pass
+        return game.legal_actions()[0]
+
+
+class Sleeper:
+    """Waits :data:`SPIN_SECONDS` of wall-clock time on each decision, using no CPU meanwhile."""
+
+    def choose_action(self, game: Any) -> Any:
+        import time
+
+        time.sleep(SPIN_SECONDS)
+        return game.legal_actions()[0]

@@ -155,3 +155,12 @@ def test_an_agent_cannot_charge_itself_a_kind_only_the_runner_charges(tmp_path: 
     games = load_games(tmp_path)
     assert (tmp_path / GAMES_FILE).exists() and len(games) == 2
     assert {g["forfeit"]["kind"] for g in games} == {"exception"}
+
+
+@pytest.mark.fault("handled")
+def test_a_move_without_the_childs_cpu_seconds_is_the_agents_forfeit() -> None:
+    """Each move carries the CPU seconds the child measured; an agent that forges a move without them
+    (to hide its thinking time) forfeits for an exception, and nothing it wrote is played."""
+    result = play_match(CONFIG, [hostile("TimeForger"), "random"], seed=1, on_error="forfeit")
+    assert result.forfeit is not None and result.forfeit.kind == "exception"
+    assert "without its CPU seconds" in result.forfeit.message and not result.record.actions

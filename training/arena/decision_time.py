@@ -21,25 +21,11 @@ import numpy as np
 import numpy.typing as npt
 
 from agents import make_agent
-from carcassonne_env.engine import Action, Game, GameConfig
-from carcassonne_env.players import EngineAgent
+from carcassonne_env.engine import Game, GameConfig
 
 from .match import agent_seed, play_out
 
 __all__ = ["DecisionTimes", "decision_times", "recorded_positions", "simulation_rate"]
-
-
-class _CPUTimed:
-    """``agent`` whose every ``choose_action`` appends its CPU seconds to ``times``."""
-
-    def __init__(self, agent: EngineAgent, times: list[float]) -> None:
-        self.agent, self.times = agent, times
-
-    def choose_action(self, game: Game) -> Action:
-        start = time.process_time()
-        action = self.agent.choose_action(game)
-        self.times.append(time.process_time() - start)
-        return action
 
 
 @dataclass(frozen=True)
@@ -63,14 +49,13 @@ def decision_times(spec: str, games: int, config: GameConfig, first_seed: int = 
     seeded as the tournament seeds them (:func:`~.match.agent_seed`), so a game is a tournament game."""
     if games < 1:
         raise ValueError(f"games: must be at least 1, got {games}")
-    times: list[float] = []
+    times: list[float] = []  # each move's CPU seconds, as play_out measures them around choose_action
     for seed in range(first_seed, first_seed + games):
         seats = (spec,) * config.players
         agents = [make_agent(spec, seed=agent_seed(seed, s)) for s in range(config.players)]
         if "torch" in sys.modules:  # imported by the agent: its threads are set before it thinks
             sys.modules["torch"].set_num_threads(threads)
-        for _ in play_out(Game(config, seed=seed), [_CPUTimed(a, times) for a in agents], seats):
-            pass
+        times.extend(move.cpu_seconds for move in play_out(Game(config, seed=seed), agents, seats))
     return DecisionTimes(spec, games, np.array(times, dtype=np.float64) * 1000)
 
 

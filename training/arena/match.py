@@ -20,6 +20,12 @@ Invariants (docs/reliability.md):
   (:func:`agents.thinking_limit.limit_thinking`) and stop their search there; the others end a decision
   in well under a second by construction (one turn of look-ahead, one forward pass). The seconds charged
   are measured here, around the agent's own ``choose_action``.
+
+Two clocks time each decision: the wall clock (``seconds``, what the move time limit is checked against)
+and the CPU time of the agent's process (``cpu_seconds``: ``time.process_time`` around ``choose_action``
+in this process for the project's agents, every thread of the process counted, torch's included; for an
+agent in a process of its own, the CPU time its process reports for the decision). CPU time is what
+thinking time means when agents are compared: a busy machine stretches the wall clock, not the CPU time.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from agents.isolation import (
     DEFAULT_MOVE_TIME_LIMIT,
     AgentBuildError,
     AgentProcessFailure,
+    ProcessAgent,
     close_agent,
     evidence,
     seat_agent,
@@ -129,6 +136,9 @@ class MatchResult:
     max_seconds: tuple[float, ...]
     record: GameRecord
     forfeit: Forfeit | None = None
+    cpu_seconds: tuple[float, ...] | None = None
+    """Each seat's CPU seconds over its decisions (module docstring); None in games recorded before
+    the CPU time was (2026-12-07)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -138,36 +148,41 @@ class MatchResult:
         }
         if self.forfeit is not None:
             data["forfeit"] = self.forfeit.to_dict()
+        if self.cpu_seconds is not None:
+            data["cpu_seconds"] = list(self.cpu_seconds)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchResult:
-        forfeit = data.get("forfeit")
+        forfeit, cpu = data.get("forfeit"), data.get("cpu_seconds")
         return cls(
             seats=tuple(data["seats"]), seed=int(data["seed"]), scores=tuple(data["scores"]),
             ranks=tuple(data["ranks"]), decisions=tuple(data["decisions"]), seconds=tuple(data["seconds"]),
             max_seconds=tuple(data["max_seconds"]), record=GameRecord.from_dict(data["record"]),
             forfeit=None if forfeit is None else Forfeit.from_dict(forfeit),
+            cpu_seconds=None if cpu is None else tuple(float(v) for v in cpu),
         )
 
 
 @dataclass(frozen=True)
 class Move:
     """One decision of :func:`play_out`: the ``seat`` that chose ``action`` on ``turn`` (0-based, the
-    turn it was chosen in) and the seconds the agent took."""
+    turn it was chosen in), the wall seconds the agent took and its CPU seconds (module docstring)."""
 
     seat: int
     turn: int
     action: Action
     seconds: float
+    cpu_seconds: float
 
 
-def _decide(agent: EngineAgent, game: Game, seat: int, name: str, limit: float) -> tuple[Action, float]:
-    """``agent``'s action for ``game`` and its seconds (module docstring); :class:`AgentFailure` when it
-    raises, exits, changes the copy it was shown, answers no action or takes longer than ``limit``."""
+def _decide(agent: EngineAgent, game: Game, seat: int, name: str, limit: float) -> tuple[Action, float, float]:
+    """``agent``'s action for ``game``, its wall seconds and its CPU seconds (module docstring);
+    :class:`AgentFailure` when it raises, exits, changes the copy it was shown, answers no action or
+    takes longer than ``limit``."""
     view = game.clone()
     before = len(view.history)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         action = agent.choose_action(view)
     except AgentProcessFailure as e:
@@ -181,12 +196,13 @@ def _decide(agent: EngineAgent, game: Game, seat: int, name: str, limit: float) 
     except BaseException as e:
         raise AgentFailure(seat, name, "exception", f"raised {type(e).__name__}: {e}") from None
     spent = time.perf_counter() - start
+    cpu = agent.last_cpu_seconds if isinstance(agent, ProcessAgent) else time.process_time() - cpu_start
     if len(view.history) != before:
         raise AgentFailure(seat, name, "changed", "changed the game it was asked about")
     if spent > limit:
         raise AgentFailure(seat, name, "timeout", f"took {spent:.3g} s for a decision, more than the "
                            f"{limit:g} s move time limit")
-    return action, spent
+    return action, spent, cpu
 
 
 def _apply(game: Game, action: Any, seat: int, name: str) -> None:
@@ -203,9 +219,9 @@ def play_out(game: Game, agents: Sequence[EngineAgent], names: Sequence[str],
     ``names[s]``) when an agent fails (module docstring); ``game`` then stands before that decision."""
     while not game.is_over:
         seat, turn = game.current_player, game.turn
-        action, spent = _decide(agents[seat], game, seat, names[seat], move_time_limit)
+        action, spent, cpu = _decide(agents[seat], game, seat, names[seat], move_time_limit)
         _apply(game, action, seat, names[seat])
-        yield Move(seat, turn, game.history[-1], spent)
+        yield Move(seat, turn, game.history[-1], spent, cpu)
 
 
 def build_agents(seats: Sequence[str], seed: int, config: GameConfig,
@@ -241,12 +257,13 @@ def close_agents(agents: Sequence[EngineAgent]) -> None:
 
 class _Tally:
     def __init__(self, n: int) -> None:
-        self.decisions, self.seconds, self.longest = [0] * n, [0.0] * n, [0.0] * n
+        self.decisions, self.seconds, self.longest, self.cpu = [0] * n, [0.0] * n, [0.0] * n, [0.0] * n
 
-    def add(self, seat: int, seconds: float) -> None:
-        self.decisions[seat] += 1
-        self.seconds[seat] += seconds
-        self.longest[seat] = max(self.longest[seat], seconds)
+    def add(self, move: Move) -> None:
+        self.decisions[move.seat] += 1
+        self.seconds[move.seat] += move.seconds
+        self.longest[move.seat] = max(self.longest[move.seat], move.seconds)
+        self.cpu[move.seat] += move.cpu_seconds
 
 
 def play_match(
@@ -272,7 +289,7 @@ def play_match(
     try:
         agents = build_agents(seats, seed, config, limit)
         for move in play_out(game, agents, seats, limit):
-            tally.add(move.seat, move.seconds)
+            tally.add(move)
     except AgentFailure as e:
         if on_error == "stop":
             where = f"game {index} (seed {seed}): " if index is not None else f"game of seed {seed}: "
@@ -284,7 +301,7 @@ def play_match(
         seats=tuple(seats), seed=seed, scores=game.scores,
         ranks=competition_ranks(game.scores, None if forfeit is None else forfeit.seat),
         decisions=tuple(tally.decisions), seconds=tuple(tally.seconds), max_seconds=tuple(tally.longest),
-        record=game.record(), forfeit=forfeit,
+        record=game.record(), forfeit=forfeit, cpu_seconds=tuple(tally.cpu),
     )
 
 

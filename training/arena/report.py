@@ -13,8 +13,10 @@ of :mod:`training.arena.weng_lin`, its ``model`` (prior and settings) and ``rati
 ``games``, ``mu``, ``sigma``, ``mu_ci`` and ``ordinal``), which the printed placings table shows too.
 Each is replaced atomically. ``summary.json`` is strict JSON: an infinite Elo (an agent that won or
 lost every game) or interval bound is the string ``"+inf"`` or ``"-inf"``, an undefined number (ms
-per decision of an agent that made none) is ``null``. The printed tables say it in words instead
-(:func:`elo_text`): a clean sweep's paired Elo is a bound, ``> +224 (won every game)``.
+per decision of an agent that made none; CPU ms of an agent with games recorded before CPU time was)
+is ``null``. ``ms_per_decision`` is wall-clock time, ``cpu_ms_per_decision`` the CPU time of the agent's
+process (the thinking time agents are compared at: :mod:`training.arena.match`). The printed tables say
+it in words instead (:func:`elo_text`): a clean sweep's paired Elo is a bound, ``> +224 (won every game)``.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class Report:
     """Where each agent finishes, for 3–6-player games (None for 2 players: the pairings say it)."""
     weng_lin: list[WengLin] | None = None
     """The Weng–Lin ratings from each game's finishing order, for 3–6-player games (None for 2 players)."""
+    cpu_ms_per_decision: dict[str, float] | None = None
+    """CPU milliseconds a decision in the agent's process (:mod:`training.arena.match`): the thinking time
+    agents are compared at; NaN for an agent with a game recorded before CPU time was (2026-12-07)."""
 
 
 def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, sprt: Sprt | None = None) -> Report:
@@ -68,12 +73,15 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
     h2h = head_to_heads(games, played)
     met = sorted({(h.a, h.b) for h in h2h}, key=lambda p: (played.index(p[0]), played.index(p[1])))
     ratings = rate(h2h, played, anchor, settings.game_config.players) if anchor in played and met else []
-    spent: dict[str, list[float]] = {a: [0.0, 0.0] for a in played}
+    spent: dict[str, list[float]] = {a: [0.0, 0.0, 0.0] for a in played}
     for g in games:
-        for name, n, s in zip(g["seats"], g["decisions"], g["seconds"], strict=True):
+        cpu = g.get("cpu_seconds") or [math.nan] * len(g["seats"])
+        for name, n, s, c in zip(g["seats"], g["decisions"], g["seconds"], cpu, strict=True):
             spent[name][0] += n
             spent[name][1] += s
-    ms = {a: 1000 * s / n if n else math.nan for a, (n, s) in spent.items()}
+            spent[name][2] += c
+    ms = {a: 1000 * s / n if n else math.nan for a, (n, s, _) in spent.items()}
+    cpu_ms = {a: 1000 * c / n if n else math.nan for a, (n, _, c) in spent.items()}
     forfeits: dict[str, dict[str, int]] = {}
     for g in games:
         if g.get("forfeit"):
@@ -82,7 +90,8 @@ def build_report(settings: Settings, games: list[dict[str, Any]], anchor: str, s
     multiplayer = settings.game_config.players > 2
     return Report(anchor, len(games), describe_game(settings.game_config), ratings,
                   [pair_stats(h2h, a, b) for a, b in met], ms, sprt, forfeits,
-                  placings(games, played) if multiplayer else None, weng_lin(games, played) if multiplayer else None)
+                  placings(games, played) if multiplayer else None, weng_lin(games, played) if multiplayer else None,
+                  cpu_ms)
 
 
 def _fmt(x: float, digits: int = 0) -> str:
@@ -112,11 +121,14 @@ def print_report(report: Report, console: Console | None = None) -> None:
     ratings = Table(title=f"Ratings (Elo, {report.anchor} = 0, 95 % interval) after {report.games} games")
     # With more than two players a game is several head-to-heads (module training.arena.ratings): say so.
     counted = "games" if report.placings is None else "head-to-heads"
-    for column in ("agent", "Elo", "95 % interval", counted, "score", "ms/decision"):
+    cpu_ms = report.cpu_ms_per_decision or {}
+    for column in ("agent", "Elo", "95 % interval", counted, "score", "ms/decision", "CPU ms/decision"):
         ratings.add_column(column, justify="left" if column == "agent" else "right")
     for r in sorted(report.ratings, key=lambda r: -r.elo):
+        cpu = cpu_ms.get(r.agent, math.nan)
         ratings.add_row(r.agent, _fmt(r.elo), f"[{_fmt(r.low)}, {_fmt(r.high)}]", str(r.games),
-                        f"{100 * r.score:.1f} %", f"{report.ms_per_decision[r.agent]:.2f}")
+                        f"{100 * r.score:.1f} %", f"{report.ms_per_decision[r.agent]:.2f}",
+                        f"{cpu:.2f}" if math.isfinite(cpu) else "-")
     console.print(ratings)
     pairs = Table(title="Pairings (from the first agent's side)")
     columns = ("A", "B", "games", "W-D-L", "win % [Wilson 95 %]", "margin ± SE", "paired Elo [95 %]", "pentanomial")
@@ -195,6 +207,7 @@ def write_report(report: Report, out: Path, settings: Settings) -> list[Path]:
     summary = {
         "game": report.game, "settings": asdict(settings), "anchor": report.anchor, "games": report.games,
         "ratings": rows, "pairings": pair_rows, "ms_per_decision": report.ms_per_decision,
+        "cpu_ms_per_decision": report.cpu_ms_per_decision or {},
         "forfeits": report.forfeits or {},
         "sprt": None if report.sprt is None else {**asdict(report.sprt), "decision": report.sprt.decision},
     }

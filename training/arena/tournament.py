@@ -251,8 +251,8 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
     for key in ("scores", "ranks", "decisions"):
         if not (isinstance(game[key], list) and len(game[key]) == n and all(_int(v) for v in game[key])):
             raise bad(f"game {index}: {key} must be {n} integers, got {game[key]!r}")
-    for key in ("seconds", "max_seconds"):
-        if not (isinstance(game[key], list) and len(game[key]) == n and all(
+    for key in ("seconds", "max_seconds", "cpu_seconds"):  # cpu_seconds: absent in games before 2026-12-07
+        if key in game and not (isinstance(game[key], list) and len(game[key]) == n and all(
                 isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
                 for v in game[key])):
             raise bad(f"game {index}: {key} must be {n} non-negative numbers, got {game[key]!r}")
@@ -301,6 +301,8 @@ def verify_game(game: Any, settings: Settings, fixtures: dict[int, Fixture], whe
         if longest > total or (made[seat] == 0 and total != 0):  # a sum of the times of its decisions
             raise bad(f"game {index}: seat {seat}'s {total} s (the longest decision {longest} s) cannot be the time of "
                       f"its {made[seat]} decisions")
+        if made[seat] == 0 and game.get("cpu_seconds", [0] * n)[seat] != 0:
+            raise bad(f"game {index}: seat {seat} made no decision but records {game['cpu_seconds'][seat]} CPU seconds")
     return game
 
 
