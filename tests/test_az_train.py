@@ -75,8 +75,12 @@ def test_the_value_head_learns_a_residual_and_a_zero_weight_leaves_it(net: PVNet
     before = head()
     fit(net, positions, positions, 1, 8, 1e-3, 0, value_weight=0.0)
     assert head() == before
-    fit(net, positions, positions, 3, 8, 1e-2, 0, value_weight=1.0)
+    figures = fit(net, positions, positions, 3, 8, 1e-2, 0, value_weight=1.0)
     assert abs(head() - 10.0) < abs(before - 10.0)
+    # the figures before the fit are the network's error then: every position's target is 10 points
+    assert figures["value_rmse_before"] == pytest.approx(abs(before - 10.0), abs=1e-3)
+    assert figures["value_rmse"] == pytest.approx(abs(head() - 10.0), abs=1e-3)
+    assert figures["value_rmse"] < figures["value_rmse_before"]
 
 
 def _positions(game: Game, plies: int, seed: int) -> list[Position]:

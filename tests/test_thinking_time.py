@@ -4,9 +4,9 @@ spends deciding, next to the wall clock (training/arena/match.py), and reports b
 import json
 from pathlib import Path
 
+import legal_agents
 import pytest
 
-import legal_agents
 from agents import spec as agent_spec
 from carcassonne_env.engine import Game, GameConfig
 from training.arena.match import MatchResult, play_match, play_out

@@ -51,7 +51,8 @@ a mirrored curve-with-city is no tile of the catalogue).
 ``state.json`` names the step to run next (written atomically as each step finishes), so a killed run
 continues with ``--resume`` where it stopped: the tournaments inside resume game by game, a candidate
 that cannot be loaded is fitted again. ``curve.csv`` has a row per generation: the gate's figures, the
-fit's held-out figures and each step's seconds (the cost a generation measured).
+fit's held-out figures after it and before it (``…_before``: the best network's on the same positions)
+and each step's seconds (the cost a generation measured).
 """
 
 from __future__ import annotations
@@ -283,7 +284,8 @@ def _unloadable(path: Path) -> str | None:
 def _write_curve(history: list[dict[str, Any]], out: Path) -> None:
     """``curve.csv``: a row per generation (module docstring)."""
     columns = ("generation", "admitted", "hours", "score", "score_low", "score_high", "elo", "games",
-               "cross_entropy", "value_rmse", "agreement", "positions", "play_s", "fit_s", "gate_s")
+               "cross_entropy", "value_rmse", "agreement", "cross_entropy_before", "value_rmse_before", "positions",
+               "play_s", "fit_s", "gate_s")
     write_csv(out / "curve.csv", columns, ([h.get(c, "") if not isinstance(h.get(c), float) else round(h[c], 4)
                                             for c in columns] for h in history))
 

@@ -8,7 +8,8 @@ position's soft ``target`` (summing to 1 over its legal actions) plus ``value_we
 error of the value head against the position's ``value`` (the residual of the final margin over the
 base value, in units of :data:`~agents.nets.pv_net.VALUE_SCALE` points). With ``value_weight`` 0 the
 value head is frozen (it stays what it was: 0 for a new network). Adam, the learning rate decayed
-linearly to 0 over the fit; the held-out figures are reported per epoch and the last epoch's returned.
+linearly to 0 over the fit; the held-out figures are reported before the fit (``…_before``: what the
+fit starts from, so that a log shows what it learned) and per epoch, the last epoch's returned.
 
 **Quarter turns** (``turns``): each training position of a minibatch is turned by k quarter turns of
 the whole board, k drawn uniformly from 0–3 per position and minibatch by the fit's seeded generator
@@ -121,7 +122,8 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
         seed: int, value_weight: float = 0.0, device: str = "cpu", turns: bool = False) -> dict[str, float]:
     """Fit ``pv`` (module docstring; ``turns``: each training position turned by a random quarter turn)
     on ``device``; it ends on the CPU in evaluation mode. The last epoch's held-out figures:
-    ``cross_entropy``, ``value_rmse`` (points), ``agreement``."""
+    ``cross_entropy``, ``value_rmse`` (points), ``agreement``, and the same before the fit
+    (``cross_entropy_before``, ``value_rmse_before``, ``agreement_before``)."""
     pv.net.value_net.requires_grad_(value_weight > 0)
     layout = Layout(pv.config, pv.window)
     shape = layout.board_shape
@@ -131,6 +133,8 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
     steps = epochs * max(1, len(train) // size)
     schedule = th.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1 - step / max(steps, 1))
     rng = np.random.default_rng(seed)
+    before = _heldout_figures(pv, heldout, shape, device)
+    print(f"   before: {_line(before, value_weight > 0)}", flush=True)
     figures: dict[str, float] = {}
     try:
         for epoch in range(epochs):
@@ -147,17 +151,28 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
                 loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
                 optimiser.step()
                 schedule.step()
-            pv.net.eval()
-            with th.no_grad():
-                parts = [losses(pv, heldout[i:i + 256], shape, device) for i in range(0, len(heldout), 256)]
-            weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
-            ce, mse, agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(3))
-            figures = {"cross_entropy": ce, "value_rmse": float(np.sqrt(mse)) * VALUE_SCALE, "agreement": agree}
-            print(f"   epoch {epoch + 1}: held-out cross-entropy {ce:.3f}, argmax agreement {agree:.3f}"
-                  + (f", value RMSE {figures['value_rmse']:.2f} points" if value_weight > 0 else "")
-                  + f" ({time.process_time() - start:.0f} s CPU)", flush=True)
+            figures = _heldout_figures(pv, heldout, shape, device)
+            print(f"   epoch {epoch + 1}: {_line(figures, value_weight > 0)} ({time.process_time() - start:.0f} s CPU)",
+                  flush=True)
     finally:
         pv.net.to("cpu")
         pv.net.eval()
         pv.net.value_net.requires_grad_(True)
-    return figures
+    return {**figures, **{f"{k}_before": v for k, v in before.items()}}
+
+
+def _heldout_figures(pv: PVNet, heldout: Sequence[Position], shape: tuple[int, ...], device: str) -> dict[str, float]:
+    """The network's figures on ``heldout`` (in evaluation mode): ``cross_entropy``, ``value_rmse`` (points),
+    ``agreement``, each the mean over the positions."""
+    pv.net.eval()
+    with th.no_grad():
+        parts = [losses(pv, heldout[i:i + 256], shape, device) for i in range(0, len(heldout), 256)]
+    weights = np.array([len(heldout[i:i + 256]) for i in range(0, len(heldout), 256)], dtype=np.float64)
+    ce, mse, agree = (float(np.average([float(p[k]) for p in parts], weights=weights)) for k in range(3))
+    return {"cross_entropy": ce, "value_rmse": float(np.sqrt(mse)) * VALUE_SCALE, "agreement": agree}
+
+
+def _line(figures: dict[str, float], value: bool) -> str:
+    """The held-out figures as the fit prints them."""
+    return (f"held-out cross-entropy {figures['cross_entropy']:.3f}, argmax agreement {figures['agreement']:.3f}"
+            + (f", value RMSE {figures['value_rmse']:.2f} points" if value else ""))
