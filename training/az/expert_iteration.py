@@ -94,7 +94,7 @@ from training.common.threads import free_cores, torch_threads
 
 from .fit import Position, fit
 
-__all__ = ["PRESETS", "Settings", "check", "positions_of", "train"]
+__all__ = ["PRESETS", "Settings", "check", "held_out", "positions_of", "train"]
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,7 @@ def positions_of(folder: Path, records: Path, config: GameConfig, window: int, f
     return out
 
 
-def _held_out(positions: Sequence[Position], share: float) -> tuple[list[Position], list[Position]]:
+def held_out(positions: Sequence[Position], share: float) -> tuple[list[Position], list[Position]]:
     """(training, held-out) positions: a game is held out when ⌊(i+1)·share⌋ > ⌊i·share⌋ (spread evenly)."""
     held = [int((p.game + 1) * share) > int(p.game * share) for p in positions]
     return ([p for p, h in zip(positions, held, strict=True) if not h],
@@ -345,7 +345,7 @@ def _train(s: Settings, out: Path, state: dict[str, Any], config: GameConfig) ->
                     _self_play(s, k, state["played"][str(k)], folder / "self_play", workers)
                     games = positions[-1].game + 1 if positions else 0
                     positions += positions_of(folder / "self_play", folder / _RECORDS, config, net.window, games)
-                train_set, heldout = _held_out(positions, s.holdout)
+                train_set, heldout = held_out(positions, s.holdout)
                 print(f"== generation {g}: fitting {state['best']} on {len(positions)} decisions of generations "
                       f"{first}–{g} ({len(heldout)} held out) on {_device(s.device)}", flush=True)
                 figures = fit(net, train_set, heldout or train_set, s.epochs, s.batch_size, s.learning_rate,

@@ -36,7 +36,7 @@ from agents.nets.pv_net import VALUE_SCALE, PVNet
 from carcassonne_env.environment.layout import Layout
 from carcassonne_env.environment.turns import QuarterTurns
 
-__all__ = ["Position", "batch", "fit", "losses"]
+__all__ = ["Position", "batch", "fit", "heldout_figures", "losses"]
 
 
 @dataclass
@@ -133,7 +133,7 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
     steps = epochs * max(1, len(train) // size)
     schedule = th.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1 - step / max(steps, 1))
     rng = np.random.default_rng(seed)
-    before = _heldout_figures(pv, heldout, shape, device)
+    before = heldout_figures(pv, heldout, shape, device)
     print(f"   before: {_line(before, value_weight > 0)}", flush=True)
     figures: dict[str, float] = {}
     try:
@@ -151,7 +151,7 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
                 loss.backward()  # type: ignore[no-untyped-call]  # torch's stub leaves it untyped
                 optimiser.step()
                 schedule.step()
-            figures = _heldout_figures(pv, heldout, shape, device)
+            figures = heldout_figures(pv, heldout, shape, device)
             print(f"   epoch {epoch + 1}: {_line(figures, value_weight > 0)} ({time.process_time() - start:.0f} s CPU)",
                   flush=True)
     finally:
@@ -161,7 +161,7 @@ def fit(pv: PVNet, train: Sequence[Position], heldout: Sequence[Position], epoch
     return {**figures, **{f"{k}_before": v for k, v in before.items()}}
 
 
-def _heldout_figures(pv: PVNet, heldout: Sequence[Position], shape: tuple[int, ...], device: str) -> dict[str, float]:
+def heldout_figures(pv: PVNet, heldout: Sequence[Position], shape: tuple[int, ...], device: str) -> dict[str, float]:
     """The network's figures on ``heldout`` (in evaluation mode): ``cross_entropy``, ``value_rmse`` (points),
     ``agreement``, each the mean over the positions."""
     pv.net.eval()
