@@ -12,6 +12,7 @@ from typing import Any
 
 import legal_agents
 import pytest
+from game_lines import without_timings
 
 from carcassonne_env.demo import main as demo_main
 from carcassonne_env.engine import GameConfig, GameRecord
@@ -134,10 +135,6 @@ def test_play_prints_a_line_a_turn_and_writes_frames(tmp_path: Path, capsys: pyt
 
 
 # ------------------------------------------------------------------------------ evaluate: the stored ladder games
-def _without_timings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in g.items() if k not in ("seconds", "max_seconds")} for g in games]
-
-
 def _games(out: Path) -> list[dict[str, Any]]:
     return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()),
                   key=lambda g: int(g["index"]))
@@ -208,7 +205,7 @@ def test_evaluate_with_stored_ladder_games_reports_what_the_full_round_robin_rep
     assert main(["tournament", small_ladder, "random", "greedy:fast=1", "--anchor", "random",
                  "--out", str(tmp_path / "full"), *common]) == 0
     cached, full = _games(tmp_path / "cached"), _games(tmp_path / "full")
-    assert len(cached) == 12 and _without_timings(cached) == _without_timings(full)
+    assert len(cached) == 12 and without_timings(cached) == without_timings(full)
     for g in cached:  # the ladder's games were taken from the store, not played again
         if small_ladder not in g["seats"]:
             assert g["seconds"] == ladder_games[g["seed"], tuple(g["seats"])]["seconds"]

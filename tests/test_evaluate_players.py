@@ -11,6 +11,7 @@ from typing import Any
 
 import legal_agents
 import pytest
+from game_lines import without_timings
 
 from agents.shipped_values import PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig
@@ -47,10 +48,6 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def _games(out: Path) -> list[dict[str, Any]]:
     return sorted((json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()),
                   key=lambda g: int(g["index"]))
-
-
-def _without_timings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in g.items() if k not in ("seconds", "max_seconds")} for g in games]
 
 
 def _header(store: Path) -> dict[str, Any]:
@@ -167,7 +164,7 @@ def test_a_three_player_evaluation_takes_the_ladders_games_from_the_cache(
     assert main(["tournament", first, "random", "greedy:fast=1", last, "--players", "3", "--anchor", "random",
                  "--out", str(tmp_path / "full"), *COMMON]) == 0
     cached, full = _games(tmp_path / "cached"), _games(tmp_path / "full")
-    assert len(cached) == 12 and _without_timings(cached) == _without_timings(full)
+    assert len(cached) == 12 and without_timings(cached) == without_timings(full)
     assert (tmp_path / "cached" / "ratings.csv").read_text() == (tmp_path / "full" / "ratings.csv").read_text()
     # the stored games sit at the full round robin's indices: the Weng–Lin ratings, which rate the games
     # in index order, are the full round robin's too

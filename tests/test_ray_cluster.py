@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import CLUSTER_NODE
+from game_lines import without_timings
 
 from carcassonne_env.engine import GameConfig
 from training.arena.backends import Backend, make_backend, ray_tasks
@@ -21,7 +22,7 @@ from training.arena.tournament import GAMES_FILE, Settings, run
 def _games(out: Path) -> list[dict[str, Any]]:
     """The games of ``out`` in file order, without their timings (the only part a back-end changes)."""
     games = [json.loads(line) for line in (out / GAMES_FILE).read_text().splitlines()]
-    return [{k: v for k, v in g.items() if k not in ("seconds", "max_seconds")} for g in games]
+    return without_timings(games)
 
 
 @pytest.mark.xdist_group("ray")

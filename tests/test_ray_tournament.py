@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from game_lines import without_timings
 
 from carcassonne_env.engine import GameConfig
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -13,13 +14,11 @@ from training.arena.backends import make_backend
 from training.arena.tournament import GAMES_FILE, Settings, run
 from training.cli.main import main
 
-TIMINGS = ("seconds", "max_seconds")
-
 
 def _games(out: Path) -> list[dict[str, Any]]:
     """The games of ``out`` by index, without their timings (the only part that differs)."""
     games = [json.loads(line) for line in (out / GAMES_FILE).read_text().splitlines()]
-    return sorted(({k: v for k, v in g.items() if k not in TIMINGS} for g in games), key=lambda g: g["index"])
+    return sorted(without_timings(games), key=lambda g: g["index"])
 
 
 @pytest.mark.xdist_group("ray")

@@ -18,7 +18,7 @@ from carcassonne_env.engine import ActionKind, Game, GameConfig, GameRecord, Sav
 from carcassonne_env.viewer import RecordError, replay_html
 from faults.helpers import assert_clear_error, bad, cli, copy_run, tiny
 from training.arena.ladder import SHIPPED_NAME
-from training.arena.match import competition_ranks
+from training.arena.match import TIMINGS, competition_ranks
 from training.arena.tournament import GAMES_FILE, SETTINGS_FILE, TournamentError, find_game, load_games, run
 
 Doc = dict[str, Any]
@@ -215,7 +215,7 @@ def _at_another_table(games: list[Doc]) -> None:
 def _seat_times_swapped(games: list[Doc]) -> None:
     """As :func:`_at_another_table`, with each seat's seconds moved to the other seat."""
     _at_another_table(games)
-    for key in ("seconds", "max_seconds"):
+    for key in TIMINGS:
         games[2][key] = games[2][key][::-1]
 
 

@@ -52,8 +52,8 @@ from agents.thinking_limit import ThinkingTimeout, limit_thinking
 from carcassonne_env.engine import Action, Game, GameConfig, GameRecord, IllegalActionError
 from carcassonne_env.players import EngineAgent
 
-__all__ = ["ON_ERROR", "AgentFailure", "Forfeit", "MatchError", "MatchResult", "Move", "agent_seed", "build_agents",
-           "close_agents", "competition_ranks", "play_match", "play_match_data", "play_out"]
+__all__ = ["ON_ERROR", "TIMINGS", "AgentFailure", "Forfeit", "MatchError", "MatchResult", "Move", "agent_seed",
+           "build_agents", "close_agents", "competition_ranks", "play_match", "play_match_data", "play_out"]
 
 #: What a failing agent does to a tournament: lose the game (``forfeit``) or stop the run (``stop``).
 ON_ERROR = ("forfeit", "stop")
@@ -105,6 +105,11 @@ class Forfeit:
                 isinstance(action, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in action))):
             raise ValueError(f"action: must be a list of ints or a string, got {action!r}")
         return cls(int(data["seat"]), str(data["agent"]), str(data["kind"]), str(data["message"]), action)
+
+
+TIMINGS = ("seconds", "max_seconds", "cpu_seconds")
+"""The fields of a game (:meth:`MatchResult.to_dict`) that are measured, not a function of its seed and
+seats: the same game played again, in any process or back-end, differs in these alone."""
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
