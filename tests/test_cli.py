@@ -240,7 +240,7 @@ def test_evaluate_ignores_ladder_games_of_other_code_and_will_not_resume_across_
     assert f"the shipped store {ladder.SHIPPED_NAME} is not used: its games were played by other engine or agent " \
            f"code, numpy {mine.numpy} (this is 0.0)" in err
     assert "from the store" not in err and "stored the ladder's games in" in err  # played anew, stored for `other`
-    assert len(list((tmp_path / "cache").glob(f"ladder-{other.key}-1.jsonl.gz"))) == 1
+    assert len(list((tmp_path / "cache").glob(f"ladder-{ladder.fingerprint_for(2).key}-1.jsonl.gz"))) == 1
     assert main(["evaluate", "random", "--out", str(tmp_path / "a"), "--resume", *common]) == 2
     assert "played by another version of the engine or agents" in capsys.readouterr().err
 

@@ -3,9 +3,11 @@
 
 import csv
 import gzip
+import hashlib
 import json
 import shutil
 from collections.abc import Generator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +62,26 @@ COMMON = ["--seeds", "1", "--workers", "1", "--no-progress"]
 
 
 # ------------------------------------------------------------------------------ the ladder of each count
-def test_two_players_keep_the_reference_ladder_and_its_fingerprint() -> None:
-    assert ladder.ladder_for(2) == (("random", "greedy", "mcts:sims=200"), [])
-    assert ladder.fingerprint_for(2) == ladder.fingerprint()
+def test_the_two_player_ladder_ends_with_the_shipped_network_whose_file_and_torch_its_fingerprint_covers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ladder.ladder_for(2) == (("random", "greedy", "mcts:sims=200", "az:pretrained"), [])
+    mine = ladder.fingerprint_for(2)
+    assert mine.torch == metadata.version("torch") and (mine.python, mine.numpy) == (
+        ladder.fingerprint().python, ladder.fingerprint().numpy)
+    assert mine.code != ladder.fingerprint().code  # the network's bytes are in it
+    other = tmp_path / "az.pt"
+    other.write_bytes(ladder.SHIPPED_AZ.read_bytes() + b"\0")
+    monkeypatch.setattr(ladder, "SHIPPED_AZ", other)
+    assert ladder.fingerprint_for(2).code != mine.code
+    # a store written without a network agent (no torch in its header) is another code's, said in words
+    assert mine.differs(ladder.Fingerprint(mine.code, mine.python, mine.numpy)) == \
+        f"torch none (this is {mine.torch})"
+
+
+def test_a_fingerprint_without_torch_keeps_its_key() -> None:
+    # the multiplayer ladders have no network agent: their cached stores keep their names
+    assert ladder.Fingerprint("c", "3.11", "2.0").key == hashlib.sha256(b"c 3.11 2.0").hexdigest()[:16]
+    assert ladder.Fingerprint("c", "3.11", "2.0", "2.13.0").key != ladder.Fingerprint("c", "3.11", "2.0").key
 
 
 def test_five_and_six_players_seat_every_shipped_agent_then_fill_in_reserves() -> None:
@@ -111,9 +130,9 @@ def test_the_settings_of_each_player_count(monkeypatch: pytest.MonkeyPatch) -> N
             main(["evaluate", *argv])
     two, three, three_given = runs
     # 2 players: what evaluate always played, fixture by fixture
-    assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200"), seeds=100,
+    assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200", "az:pretrained"), seeds=100,
                            config=GameConfig(players=2, expansions=TOWER_VARIANT).to_dict())
-    assert len(two.fixtures()) == 6 * 2 * 100  # 6 pairings, both seats, 100 seeds
+    assert len(two.fixtures()) == 10 * 2 * 100  # 10 pairings, both seats, 100 seeds
     assert three.game_config == GameConfig(players=3, expansions=TOWER_VARIANT)
     assert (three.seeds, three_given.seeds) == (ladder.DEFAULT_SEEDS[3], 100)
     assert three.agents == ("greedy:fast=1", *ladder.ladder_for(3)[0])

@@ -15,8 +15,8 @@ round robin (the ladder agents' ms per decision include the stored games' timing
 
 Stores are gzip JSONL files: a header line (``format``, the ``game`` in words
 (:func:`~carcassonne_env.engine.describe_game`, for a reader: ``settings`` holds the game's
-configuration), the ladder tournament's ``settings``, the fingerprint's ``code``, ``python`` and
-``numpy``), then the ladder tournament's games, one per line
+configuration), the ladder tournament's ``settings``, the fingerprint's ``code``, ``python``,
+``numpy`` and, where not empty, ``torch``), then the ladder tournament's games, one per line
 in index order (lines of its ``games.jsonl``). Two places hold them:
 
 * the shipped store :data:`SHIPPED` (2 players only), written by
@@ -46,13 +46,16 @@ import os
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, cast
 
 import numpy as np
 
 from agents import make_agent
+from agents.az import SHIPPED_AZ
 from agents.compat import check_fits
+from agents.extras import MissingExtra
 from agents.shipped_values import AFTERSTATE_FILES, LINEAR_FILES, PRETRAINED_DIR
 from carcassonne_env.engine import GameConfig, describe_game
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -62,13 +65,14 @@ from training.common.storage import atomic_write_bytes, dumps
 from .tournament import GameLedger, Settings, load_games, played_by
 
 __all__ = [
-    "DEFAULT_SEEDS", "EXPANSIONS", "LADDER", "MULTIPLAYER_LADDER", "RESERVES", "SHIPPED", "Fingerprint", "cache_dir",
-    "fingerprint", "fingerprint_for", "is_ladder_game", "ladder_config", "ladder_for", "shown_path", "store_games",
-    "stored_games",
+    "DEFAULT_SEEDS", "EXPANSIONS", "LADDER", "MULTIPLAYER_LADDER", "RESERVES", "SHIPPED", "SHIPPED_AZ", "Fingerprint",
+    "cache_dir", "fingerprint", "fingerprint_for", "is_ladder_game", "ladder_config", "ladder_for", "shown_path",
+    "store_games", "stored_games",
 ]
 
-#: The reference ladder, on the 2-player tower variant, random = 0.
-LADDER = ("random", "greedy", "mcts:sims=200")
+#: The reference ladder, on the 2-player tower variant, random = 0: from no plan to the shipped
+#: network and search (``az:pretrained``, which needs the ``train`` extra: torch).
+LADDER = ("random", "greedy", "mcts:sims=200", "az:pretrained")
 #: The ladder of 3 to 6 players, those of its agents that can play the count (:func:`ladder_for`).
 MULTIPLAYER_LADDER = ("random", "greedy", "greedy:value=linear", "afterstate:pretrained")
 #: Agents of every player count that complete a multiplayer ladder short of agents, in this order.
@@ -101,6 +105,11 @@ def ladder_for(players: int) -> tuple[tuple[str, ...], list[str]]:
     then :data:`RESERVES` until the ladder has ``players`` agents; a note names each agent left out
     and why."""
     if players == 2:
+        for spec in LADDER:  # no member is left out of the 2-player ladder: its store is shipped
+            try:
+                make_agent(spec, seed=0)
+            except MissingExtra as e:
+                raise MissingExtra(e.name or "torch", e.extra, f"{spec} of the 2-player ladder") from None
         return LADDER, []
     config = ladder_config(players)
     ladder: list[str] = []
@@ -121,22 +130,26 @@ def ladder_for(players: int) -> tuple[tuple[str, ...], list[str]]:
 @dataclass(frozen=True)
 class Fingerprint:
     """What decides a game besides its seed, specs and configuration: ``code`` is the SHA-256 of the
-    engine's, the agents' and the match runner's sources and tile data; ``python`` the interpreter's
-    major.minor; ``numpy`` numpy's version (its random streams may change between versions)."""
+    engine's, the agents' and the match runner's sources and tile data (and of the shipped model files
+    the ladder loads: :func:`fingerprint_for`); ``python`` the interpreter's major.minor; ``numpy``
+    numpy's version (its random streams may change between versions); ``torch`` torch's version where
+    the ladder has a network agent (its arithmetic may change a near tie between versions), else ``""``."""
 
     code: str
     python: str
     numpy: str
+    torch: str = ""
 
     @property
     def key(self) -> str:
         """A short name of the whole fingerprint (the cache's file names)."""
-        return hashlib.sha256(f"{self.code} {self.python} {self.numpy}".encode()).hexdigest()[:16]
+        torch = f" {self.torch}" if self.torch else ""  # the keys of ladders without a network are unchanged
+        return hashlib.sha256(f"{self.code} {self.python} {self.numpy}{torch}".encode()).hexdigest()[:16]
 
     def differs(self, other: Fingerprint) -> str | None:
         """None when equal, else what differs, in words."""
-        why = [f"{name} {getattr(other, name)} (this is {getattr(self, name)})"
-               for name in ("python", "numpy") if getattr(self, name) != getattr(other, name)]
+        why = [f"{name} {getattr(other, name) or 'none'} (this is {getattr(self, name) or 'none'})"
+               for name in ("python", "numpy", "torch") if getattr(self, name) != getattr(other, name)]
         if self.code != other.code:
             why.insert(0, "other engine or agent code")
         return ", ".join(why) or None
@@ -158,18 +171,30 @@ def fingerprint() -> Fingerprint:
 
 def fingerprint_for(players: int) -> Fingerprint:
     """The :class:`Fingerprint` of the ``players``-player ladder's games: :func:`fingerprint`, whose
-    ``code`` covers for more than 2 players also the shipped value files of that count (the
-    multiplayer ladder plays them; :func:`fingerprint` leaves ``agents/pretrained`` out), so a new
-    value file makes new ladder games."""
+    ``code`` covers also the shipped model files that ladder plays (:func:`fingerprint` leaves
+    ``agents/pretrained`` out): for 2 players ``az:pretrained``'s network, with torch's version; for
+    more, the value files of that count. So a new model file makes new ladder games."""
     mine = fingerprint()
-    files = [PRETRAINED_DIR / names[players] for names in (LINEAR_FILES, AFTERSTATE_FILES)
-             if players > 2 and players in names and (PRETRAINED_DIR / names[players]).is_file()]
+    if players == 2:
+        files = [SHIPPED_AZ]
+        mine = replace(mine, torch=_torch_version())
+    else:
+        files = [PRETRAINED_DIR / names[players] for names in (LINEAR_FILES, AFTERSTATE_FILES)
+                 if players in names and (PRETRAINED_DIR / names[players]).is_file()]
     if not files:
         return mine
     digest = hashlib.sha256(mine.code.encode() + b"\0")
     for file in files:
         digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     return replace(mine, code=digest.hexdigest())
+
+
+def _torch_version() -> str:
+    """The installed torch's version, or ``""`` (then ``az:pretrained`` cannot play: :func:`ladder_for`)."""
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return ""
 
 
 def cache_dir() -> Path:
@@ -216,7 +241,7 @@ def _read(path: Path, ladder: Sequence[str], seeds: int, config: dict[str, Any],
             if not isinstance(header, dict) or header.get("format") != _FORMAT:
                 return [], "not a store of ladder games"
             stored = Settings.from_dict(header["settings"])
-            why = mine.differs(Fingerprint(header["code"], header["python"], header["numpy"]))
+            why = mine.differs(Fingerprint(header["code"], header["python"], header["numpy"], header.get("torch", "")))
             if why:
                 return [], f"its games were played by {why}"
             if stored != _ladder_settings(ladder, stored.seeds, config):
@@ -290,7 +315,8 @@ def store_games(settings: Settings, out: Path, ladder: Sequence[str] = LADDER, m
         f = index[g["seed"], tuple(g["seats"])]
         lines.append({**g, "index": f.index, "group": f.group})
     header = {"format": _FORMAT, "game": describe_game(stored.game_config), "settings": stored.to_json(),
-              "code": mine.code, "python": mine.python, "numpy": mine.numpy}
+              "code": mine.code, "python": mine.python, "numpy": mine.numpy,
+              **({"torch": mine.torch} if mine.torch else {})}
     text = "".join(dumps(d, separators=(",", ":")) + "\n" for d in
                    [header, *sorted(lines, key=lambda g: int(g["index"]))])
     path = path or _cache_file(players, mine, settings.seeds)
