@@ -40,7 +40,7 @@ EXPECTED: dict[str, tuple[dict[str, str], str]] = {
     "my_agent_on_the_ladder": ({"torch": "train"},
                                r"(?s)carcassonne evaluate \S+my_agent_on_the_ladder\.py:MyAgent --seeds 1.*"
                                r"MyAgent on the ladder: Elo [-+]\d+ \[[-+]\d+, [-+]\d+\] \(random = 0\), score "
-                               r"[\d.]+ % over 6 games"),
+                               r"[\d.]+ % over 8 games"),
 }
 
 
