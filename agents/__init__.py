@@ -136,6 +136,9 @@ def _mcts(
 
 #: The most root visits an ``az:`` spec may ask for a decision.
 MAX_AZ_SIMS = 100_000
+#: ``az:``'s default guide temperature (points; :mod:`agents.az`): chosen on development tile orders
+#: (docs/experiments/2026-12-07-az-guide.md).
+AZ_GUIDE = 3.0
 
 
 def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note="a .pt the az warm start wrote")],
@@ -143,13 +146,18 @@ def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note
         k: Annotated[int, Range(1, 256, "root actions considered")] = 16,
         batch: Annotated[int, Range(1, 1024, "leaves per network pass")] = 16,
         gumbel: Annotated[float, Range(0, 10, "scale of the root's Gumbel noise; 0: none")] = 0.0,
+        guide: Annotated[float, Range(0, 1000, "points: the root's logits gain the base value's one-turn "
+                                      "look-ahead / guide; 0: none")] = AZ_GUIDE,
+        guide_k: Annotated[int, Range(1, 256, "the network's first actions the guide values (the root "
+                                      "plays among them)")] = 8,
         record: Annotated[str, Named((), paths=True, note="a directory each decision's search targets are "
                                      "written to (the az trainer's self-play)")] = "") -> EngineAgent:
     """``az:pretrained`` or ``az:PATH.pt``: Gumbel search with a policy-value network (:mod:`agents.az`);
     imports torch only when used."""
     from .az import make_az
 
-    return make_az(seed, model, sims=sims, k=k, batch=batch, gumbel=gumbel, record=record)
+    return make_az(seed, model, sims=sims, k=k, batch=batch, gumbel=gumbel, guide=guide, guide_k=guide_k,
+                   record=record)
 
 
 register_agent("random", RandomAgent, builtin=True)

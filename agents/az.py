@@ -28,9 +28,19 @@ then every path is backed up. A path that meets a leaf of its own batch shares i
 decision, the same player's next choice of that turn, starts from it (its visits and values kept)
 when the game handed in is that position.
 
+**The guide** (``guide=τ`` points, 0: off). The root's prior may add the base value's one-turn
+look-ahead to the network's logits: the network's ``guide_k`` actions of largest logit are each valued
+by the best line of the turn that starts with it, ended by the base value (``greedy:fast=1``'s line
+value, :meth:`agents.greedy.GreedyAgent.line_values`), and their prior is ``logit + value / τ``; the
+root's other actions are not played (prior −∞). The network proposes, the base value's look-ahead
+disposes: the look-ahead costs about what ``greedy`` pays for ``guide_k`` actions, not for all of them.
+It changes the root's choice only (the prior of the halving, the move of ``sims=0``); the tree below
+and the recorded policy are the network's.
+
 ``last_simulations`` counts the leaves the last decision valued (network positions and new game ends),
-the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays the network alone: the
-legal action of largest logit. Two players only (the network's value is the margin over the opponent).
+the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays without a tree: the legal
+action of largest prior (the network's logit, plus the guide's term when it is on). Two players only
+(the network's value is the margin over the opponent).
 
 **Recording** (``record=DIR``, the self-play of ``carcassonne train az``): every decision with a root
 (more than one legal action) appends one JSON line to ``DIR/SEED.jsonl`` (``SEED`` the agent's seed,
@@ -53,6 +63,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from carcassonne_env.engine import Action, Game, Phase
 from carcassonne_env.environment.codec import ActionCodec
@@ -60,6 +71,7 @@ from carcassonne_env.environment.observation import Encoder
 
 from .az_tree import Chance, Node, improved_policy, select_child, select_outcome, sigma
 from .extras import optional_imports
+from .greedy import GreedyAgent
 from .information import public_state
 from .manifest import PRETRAINED_DIR, verified
 from .thinking_limit import ThinkingTimeout, checked_limit
@@ -83,22 +95,28 @@ class AZAgent:
 
     ``sims`` root visits per decision (0: the network alone), ``k`` root actions considered,
     ``batch`` leaves per network pass, ``gumbel`` the scale of the root's Gumbel noise (0: none),
-    ``c_visit`` and ``c_scale`` the constants of σ (Gumbel MuZero's 50 and 0.1). ``seed`` seeds the
-    noise: with the same seed and the same public positions the agent makes the same decisions.
+    ``c_visit`` and ``c_scale`` the constants of σ (Gumbel MuZero's 50 and 0.1), ``guide`` the
+    temperature (points) of the root's look-ahead and ``guide_k`` the actions it values (module
+    docstring; 0: no guide). ``seed`` seeds the noise: with the same seed and the same public positions
+    the agent makes the same decisions.
     ``record``: the file each decision's targets are appended to (module docstring), or None.
     """
 
     def __init__(self, net: PVNet, base: PositionValue, seed: int = 0, sims: int = 64, k: int = 16, batch: int = 16,
-                 gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1, record: Path | None = None) -> None:
-        for name, value, low in (("sims", sims, 0), ("k", k, 1), ("batch", batch, 1)):
+                 gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1, guide: float = 0.0,
+                 guide_k: int = 8, record: Path | None = None) -> None:
+        for name, value, low in (("sims", sims, 0), ("k", k, 1), ("batch", batch, 1), ("guide_k", guide_k, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"AZAgent: {name} must be an int >= {low}, got {value!r}")
-        for name, number in (("gumbel", gumbel), ("c_visit", c_visit), ("c_scale", c_scale)):
+        for name, number in (("gumbel", gumbel), ("c_visit", c_visit), ("c_scale", c_scale), ("guide", guide)):
             if not (isinstance(number, (int, float)) and math.isfinite(number) and number >= 0):
                 raise ValueError(f"AZAgent: {name} must be a number >= 0, got {number!r}")
         self.net, self.base = net, base
         self.sims, self.k, self.batch = sims, k, batch
         self.gumbel, self.c_visit, self.c_scale = float(gumbel), float(c_visit), float(c_scale)
+        self.guide, self.guide_k = float(guide), guide_k
+        self._look_ahead = GreedyAgent(seed, fast=True, value=base) if guide else None
+        self._prior_of: tuple[Node, npt.NDArray[np.float64]] | None = None
         self.codec = ActionCodec(net.window)
         self._rng = np.random.default_rng(seed)
         #: Leaves valued by the last decision (module docstring).
@@ -131,7 +149,7 @@ class AZAgent:
         if not root.evaluated:
             self._evaluate([root])
         if self.sims == 0 or len(root.actions) == 1:
-            choice = int(np.argmax(root.logits))
+            choice = int(np.argmax(self._prior(root)))
         else:
             choice = self._halving(root, deadline)
         if self._record is not None:
@@ -156,11 +174,27 @@ class AZAgent:
             encoder.reset(root.game)
         return root
 
+    def _prior(self, root: Node) -> npt.NDArray[np.float64]:
+        """The root's prior logits: the network's, or with the guide those raised by the look-ahead's
+        line values / τ for the network's ``guide_k`` first actions and −∞ for the others (module
+        docstring). Computed once per root (a kept root keeps its prior across the turn's decisions)."""
+        if self._look_ahead is None:
+            return root.logits
+        if self._prior_of is not None and self._prior_of[0] is root:
+            return self._prior_of[1]
+        first = np.argsort(-root.logits, kind="stable")[:self.guide_k]
+        values = self._look_ahead.line_values(root.game, [root.actions[int(a)] for a in first])
+        prior = np.full(len(root.actions), -np.inf)
+        prior[first] = root.logits[first] + np.asarray(values, dtype=np.float64) / self.guide
+        self._prior_of = (root, prior)
+        return prior
+
     def _halving(self, root: Node, deadline: float | None) -> int:
         """Sequential halving over the top-k actions (module docstring); the chosen action's index."""
         noise = self._rng.gumbel(size=len(root.actions)) * self.gumbel if self.gumbel else np.zeros(len(root.actions))
-        prior = noise + root.logits
-        remaining = [int(a) for a in np.argsort(-prior, kind="stable")[:min(self.k, len(root.actions))]]
+        prior = noise + self._prior(root)
+        playable = int(np.isfinite(prior).sum())
+        remaining = [int(a) for a in np.argsort(-prior, kind="stable")[:min(self.k, playable)]]
         phases = max(1, math.ceil(math.log2(len(remaining))))
         spent = 0
         for phase in range(phases):
@@ -289,7 +323,8 @@ def load_net(path: Path) -> PVNet:
     return PVNet.load(path)
 
 
-def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, record: str = "") -> AZAgent:
+def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, guide: float = 0.0, guide_k: int = 8,
+            record: str = "") -> AZAgent:
     """The ``az:MODEL`` spec: ``pretrained`` (:data:`SHIPPED_AZ`, once the manifest vouches for it) or
     the path of a file :meth:`PVNet.save` wrote; ``record``: a directory the decisions' targets are
     written to (``DIR/SEED.jsonl``, module docstring), empty for none."""
@@ -297,7 +332,7 @@ def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float,
 
     net = load_net(verified(SHIPPED_AZ) if model == "pretrained" else Path(model))
     return AZAgent(net, position_value(net.base), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel,
-                   record=Path(record) / f"{seed}.jsonl" if record else None)
+                   guide=guide, guide_k=guide_k, record=Path(record) / f"{seed}.jsonl" if record else None)
 
 
 def _drawn(chance: Chance, c: int) -> Game:

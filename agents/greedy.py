@@ -45,6 +45,7 @@ end-now one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import index
 from typing import Final, SupportsIndex
 
@@ -106,10 +107,15 @@ class GreedyAgent:
     def action_values(self, game: Game) -> list[float]:
         """The value of the best line of the turn that starts with each legal action, in the order
         of ``game.legal_actions()`` (with ``fast``, PLACE lines end at DEPLOY or PASS)."""
+        return self.line_values(game, game.legal_actions())
+
+    def line_values(self, game: Game, actions: Sequence[Action]) -> list[float]:
+        """:meth:`action_values` of ``actions`` only (legal actions of ``game``), in their order: what a
+        caller that ranks a few actions pays for those alone (``game`` is left as it was)."""
         me = game.current_player
         prune = self.fast and game.phase is Phase.PLACE
         stop = _Stop(game, me, self.value)
-        return [self._line_value(game, a, me, stop, prune) for a in game.legal_actions()]
+        return [self._line_value(game, a, me, stop, prune) for a in actions]
 
     def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> float:
         """Best end-of-turn margin over the lines that play ``action`` in ``state``."""

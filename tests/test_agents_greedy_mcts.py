@@ -148,6 +148,20 @@ def test_greedy_closes_its_city_and_puts_a_farmer_next_to_it() -> None:
     assert game.scores_if_ended_now() == (7, 0)
 
 
+def test_line_values_of_some_actions_are_their_action_values() -> None:
+    """``line_values`` is ``action_values`` restricted to the actions asked for, in their order, and
+    leaves the game as it was (the city of R19 closed: 7, the other placements at most 2)."""
+    game = city_to_close()
+    greedy = GreedyAgent(seed=0, fast=True)
+    values = dict(zip(game.legal_actions(), greedy.action_values(game), strict=True))
+    asked = [game.legal_actions()[-1], Action.place(0, 1, 2), game.legal_actions()[0]]
+    before = game.clone()
+    assert greedy.line_values(game, asked) == [values[a] for a in asked]
+    assert greedy.line_values(game, [Action.place(0, 1, 2)]) == [7]
+    assert game.legal_actions() == before.legal_actions() and game.scores == before.scores
+    assert game.history == before.history
+
+
 def test_mcts_also_closes_the_city() -> None:
     game = city_to_close()
     assert MCTSAgent(seed=0, sims=200).choose_action(game) == Action.place(0, 1, 2)

@@ -13,6 +13,7 @@ from agents import AgentSpecError, make_agent
 from agents.az import AZAgent
 from agents.az_tree import Chance, select_outcome
 from agents.evaluation import END_NOW
+from agents.greedy import GreedyAgent
 from agents.nets.pv_net import NetSize, PVNet
 from carcassonne_env.engine import Game, GameConfig, Phase
 from carcassonne_env.engine.registry import TOWER_VARIANT
@@ -67,11 +68,39 @@ def test_sims_0_plays_the_networks_argmax(net: PVNet) -> None:
     assert AZAgent(net, END_NOW, sims=0).choose_action(game) == best
 
 
-def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet) -> None:
+def test_the_guide_at_a_tiny_temperature_over_every_action_plays_a_best_line_of_greedy(net: PVNet) -> None:
+    """With every action valued (``guide_k`` above their number) and τ tiny, the line value decides:
+    the network alone plays a best line of ``greedy:fast=1`` by the base value (END_NOW here)."""
+    for seed in (2, 3, 4):
+        game = played(seed, 25)
+        values = dict(zip(game.legal_actions(), GreedyAgent(seed=0, fast=True).action_values(game), strict=True))
+        action = AZAgent(net, END_NOW, sims=0, guide=1e-6, guide_k=256).choose_action(game)
+        assert values[action] == max(values.values())
+
+
+def test_the_guided_root_plays_among_the_networks_first_actions(net: PVNet) -> None:
+    """``guide_k=2``: the look-ahead values the network's two first actions; the halving visits and
+    plays those two only, whatever their values."""
+    game = played(3, 30)
+    while game.phase is not Phase.PLACE:
+        game.apply(game.legal_actions()[0])
+    agent = AZAgent(net, END_NOW, seed=0, sims=16, k=4, batch=4, guide=3.0, guide_k=2)
+    action = agent.choose_action(game)
+    root = agent.last_root
+    assert root is not None and len(root.actions) > 2
+    first = set(np.argsort(-root.logits, kind="stable")[:2].tolist())
+    assert root.actions.index(action) in first
+    assert {int(a) for a in np.flatnonzero(root.n)} == first
+    assert AZAgent(net, END_NOW, sims=0, guide=3.0, guide_k=1).choose_action(game) == \
+        root.actions[int(np.argmax(root.logits))]
+
+
+@pytest.mark.parametrize("guide", [0.0, 3.0])
+def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet, guide: float) -> None:
     game = played(3, 30)
     other = with_unseen_pile_permuted(game, np.random.default_rng(5))
     assert other.pile_in_draw_order != game.pile_in_draw_order
-    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0) for _ in range(2))
+    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0, guide=guide) for _ in range(2))
     assert first.choose_action(game) == second.choose_action(other)
     assert first.last_root is not None and second.last_root is not None
     assert list(first.last_root.n) == list(second.last_root.n)
@@ -141,7 +170,8 @@ def test_a_file_of_another_kind_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("spec", ["az:pretrained,sims=-1", "az:pretrained,k=0", "az:pretrained,batch=0",
-                                  "az:pretrained,gumbel=11", "az:pretrained,sims=100001"])
+                                  "az:pretrained,gumbel=11", "az:pretrained,sims=100001",
+                                  "az:pretrained,guide=-1", "az:pretrained,guide=1001", "az:pretrained,guide_k=0"])
 def test_options_out_of_their_range_are_refused_at_parse(spec: str) -> None:
     with pytest.raises(AgentSpecError, match="out of its range"):
         make_agent(spec, seed=0)

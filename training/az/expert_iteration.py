@@ -207,9 +207,10 @@ def _device(name: str) -> str:
 
 
 def _spec(network: str, sims: int, k: int, gumbel: float = 0.0, record: Path | None = None) -> str:
-    """The ``az:`` spec of ``network`` (pretrained or a path) with its search's options."""
+    """The ``az:`` spec of ``network`` (pretrained or a path) with its search's options, without the
+    root's look-ahead guide (``guide=0``): self-play, targets and gates are the network's own search."""
     noise = f",gumbel={gumbel:g}" if gumbel else ""
-    return f"az:{network},sims={sims},k={k}{noise}" + (f",record={record}" if record else "")
+    return f"az:{network},sims={sims},k={k}{noise},guide=0" + (f",record={record}" if record else "")
 
 
 # ------------------------------------------------------------------------------------------ data
