@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
 . .venv/bin/activate
 workers="${WORKERS:-2}"
-# The rows after the first line's were added on 2026-12-07 (the same tile orders).
+# The rows after the first line's were added on 2026-12-07 (the same tile orders); the az rows as measured
+# then, before the root guide (guide=0).
 for spec in random greedy:value=linear ppo:distilled ppo:pretrained afterstate:pretrained mcts:sims=50 \
             mcts:sims=20,guide=1,rollout_turns=0,value=afterstate \
-            az:pretrained,sims=0 ppo:pooled az:pretrained mcts:pretrained; do
+            az:pretrained,sims=0,guide=0 ppo:pooled az:pretrained,guide=0 mcts:pretrained; do
   out="runs/strength/$(echo "$spec" | tr ':,=' '___')"
   resume=--no-resume
   [ -e "$out/tournament.json" ] && resume=--resume
