@@ -116,7 +116,6 @@ class AZAgent:
         self.gumbel, self.c_visit, self.c_scale = float(gumbel), float(c_visit), float(c_scale)
         self.guide, self.guide_k = float(guide), guide_k
         self._look_ahead = GreedyAgent(seed, fast=True, value=base) if guide else None
-        self._prior_of: tuple[Node, npt.NDArray[np.float64]] | None = None
         self.codec = ActionCodec(net.window)
         self._rng = np.random.default_rng(seed)
         #: Leaves valued by the last decision (module docstring).
@@ -177,16 +176,13 @@ class AZAgent:
     def _prior(self, root: Node) -> npt.NDArray[np.float64]:
         """The root's prior logits: the network's, or with the guide those raised by the look-ahead's
         line values / τ for the network's ``guide_k`` first actions and −∞ for the others (module
-        docstring). Computed once per root (a kept root keeps its prior across the turn's decisions)."""
+        docstring). Called once a decision."""
         if self._look_ahead is None:
             return root.logits
-        if self._prior_of is not None and self._prior_of[0] is root:
-            return self._prior_of[1]
         first = np.argsort(-root.logits, kind="stable")[:self.guide_k]
         values = self._look_ahead.line_values(root.game, [root.actions[int(a)] for a in first])
         prior = np.full(len(root.actions), -np.inf)
         prior[first] = root.logits[first] + np.asarray(values, dtype=np.float64) / self.guide
-        self._prior_of = (root, prior)
         return prior
 
     def _halving(self, root: Node, deadline: float | None) -> int:
