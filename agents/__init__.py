@@ -142,12 +142,12 @@ AZ_GUIDE = 3.0
 
 
 def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note="a .pt the az warm start wrote")],
-        sims: Annotated[int, Range(0, MAX_AZ_SIMS, "root visits; 0: the network alone")] = 64,
-        k: Annotated[int, Range(1, 256, "root actions considered")] = 16,
+        sims: Annotated[int, Range(0, MAX_AZ_SIMS, "root visits; 0: no tree (the root's prior decides)")] = 64,
+        k: Annotated[int, Range(1, 256, "root actions considered (with the guide, at most guide_k)")] = 16,
         batch: Annotated[int, Range(1, 1024, "leaves per network pass")] = 16,
         gumbel: Annotated[float, Range(0, 10, "scale of the root's Gumbel noise; 0: none")] = 0.0,
         guide: Annotated[float, Range(0, 1000, "points: the root's logits gain the base value's one-turn "
-                                      "look-ahead / guide; 0: none")] = AZ_GUIDE,
+                                      "look-ahead / guide; 0: none, else at least 0.001")] = AZ_GUIDE,
         guide_k: Annotated[int, Range(1, 256, "the network's first actions the guide values (the root "
                                       "plays among them)")] = 8,
         record: Annotated[str, Named((), paths=True, note="a directory each decision's search targets are "

@@ -34,8 +34,11 @@ by the best line of the turn that starts with it, ended by the base value (``gre
 value, :meth:`agents.greedy.GreedyAgent.line_values`), and their prior is ``logit + value / τ``; the
 root's other actions are not played (prior −∞). The network proposes, the base value's look-ahead
 disposes: the look-ahead costs about what ``greedy`` pays for ``guide_k`` actions, not for all of them.
-It changes the root's choice only (the prior of the halving, the move of ``sims=0``); the tree below
-and the recorded policy are the network's.
+It changes the root only (the prior of the halving, the move of ``sims=0``); the tree below is the
+network's. A recorded π′ is over the root's visits, so with the guide it holds the actions the guide let
+the root play: ``carcassonne train az`` records with ``guide=0``. The look-ahead ends the turn on the
+public state, whose next draw is the catalogue's order (never the hidden pile). ``AZAgent`` defaults to
+no guide; the ``az:`` spec's default is :data:`agents.AZ_GUIDE`.
 
 ``last_simulations`` counts the leaves the last decision valued (network positions and new game ends),
 the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays without a tree: the legal
@@ -80,10 +83,13 @@ if TYPE_CHECKING:
     from .evaluation import PositionValue
     from .nets.pv_net import PVNet
 
-__all__ = ["SHIPPED_AZ", "AZAgent", "load_net", "make_az"]
+__all__ = ["MIN_GUIDE", "SHIPPED_AZ", "AZAgent", "load_net", "make_az"]
 
 #: The shipped network of ``az:pretrained`` (scripts/maintainer/az_warm_start.py).
 SHIPPED_AZ = PRETRAINED_DIR / "az_tower_2p.pt"
+
+#: The smallest guide temperature (points) other than 0: a line value divided by it stays finite.
+MIN_GUIDE = 1e-3
 
 #: A batch's paths: each the (node, action) and (chance, outcome) pairs it went through, and its leaf.
 _Paths = list[tuple[list[tuple[Node | Chance, int]], Node]]
@@ -93,12 +99,13 @@ class AZAgent:
     """Engine-level agent: the search of the module docstring with ``net`` correcting ``base`` (the
     position value the network's file names, :attr:`PVNet.base`).
 
-    ``sims`` root visits per decision (0: the network alone), ``k`` root actions considered,
+    ``sims`` root visits per decision (0: no tree), ``k`` root actions considered (with the guide, at
+    most ``guide_k``),
     ``batch`` leaves per network pass, ``gumbel`` the scale of the root's Gumbel noise (0: none),
     ``c_visit`` and ``c_scale`` the constants of σ (Gumbel MuZero's 50 and 0.1), ``guide`` the
-    temperature (points) of the root's look-ahead and ``guide_k`` the actions it values (module
-    docstring; 0: no guide). ``seed`` seeds the noise: with the same seed and the same public positions
-    the agent makes the same decisions.
+    temperature (points, 0 or at least :data:`MIN_GUIDE`) of the root's look-ahead and ``guide_k`` the
+    actions it values (module docstring; 0: no guide). ``seed`` seeds the noise: with the same seed
+    and the same public positions the agent makes the same decisions.
     ``record``: the file each decision's targets are appended to (module docstring), or None.
     """
 
@@ -111,11 +118,13 @@ class AZAgent:
         for name, number in (("gumbel", gumbel), ("c_visit", c_visit), ("c_scale", c_scale), ("guide", guide)):
             if not (isinstance(number, (int, float)) and math.isfinite(number) and number >= 0):
                 raise ValueError(f"AZAgent: {name} must be a number >= 0, got {number!r}")
+        if 0 < guide < MIN_GUIDE:
+            raise ValueError(f"AZAgent: guide must be 0 (none) or at least {MIN_GUIDE:g} points, got {guide!r}")
         self.net, self.base = net, base
         self.sims, self.k, self.batch = sims, k, batch
         self.gumbel, self.c_visit, self.c_scale = float(gumbel), float(c_visit), float(c_scale)
         self.guide, self.guide_k = float(guide), guide_k
-        self._look_ahead = GreedyAgent(seed, fast=True, value=base) if guide else None
+        self._look_ahead = GreedyAgent(fast=True, value=base) if guide else None
         self.codec = ActionCodec(net.window)
         self._rng = np.random.default_rng(seed)
         #: Leaves valued by the last decision (module docstring).
@@ -147,10 +156,12 @@ class AZAgent:
         root = self.last_root = self._root(game)
         if not root.evaluated:
             self._evaluate([root])
-        if self.sims == 0 or len(root.actions) == 1:
-            choice = int(np.argmax(self._prior(root)))
+        playable = len(root.actions) if self._look_ahead is None else min(self.guide_k, len(root.actions))
+        prior = self._prior(root) if playable > 1 else root.logits
+        if self.sims == 0 or playable == 1:
+            choice = int(np.argmax(prior))
         else:
-            choice = self._halving(root, deadline)
+            choice = self._halving(root, prior, playable, deadline)
         if self._record is not None:
             self._write_record(root)
         child = root.children[choice]
@@ -176,7 +187,7 @@ class AZAgent:
     def _prior(self, root: Node) -> npt.NDArray[np.float64]:
         """The root's prior logits: the network's, or with the guide those raised by the look-ahead's
         line values / τ for the network's ``guide_k`` first actions and −∞ for the others (module
-        docstring). Called once a decision."""
+        docstring); the values are finite (τ ≥ :data:`MIN_GUIDE`). Called once a decision."""
         if self._look_ahead is None:
             return root.logits
         first = np.argsort(-root.logits, kind="stable")[:self.guide_k]
@@ -185,11 +196,11 @@ class AZAgent:
         prior[first] = root.logits[first] + np.asarray(values, dtype=np.float64) / self.guide
         return prior
 
-    def _halving(self, root: Node, deadline: float | None) -> int:
-        """Sequential halving over the top-k actions (module docstring); the chosen action's index."""
+    def _halving(self, root: Node, logits: npt.NDArray[np.float64], playable: int, deadline: float | None) -> int:
+        """Sequential halving over the top-k of the ``playable`` actions of largest ``logits`` (the root's
+        prior, module docstring); the chosen action's index."""
         noise = self._rng.gumbel(size=len(root.actions)) * self.gumbel if self.gumbel else np.zeros(len(root.actions))
-        prior = noise + self._prior(root)
-        playable = int(np.isfinite(prior).sum())
+        prior = noise + logits
         remaining = [int(a) for a in np.argsort(-prior, kind="stable")[:min(self.k, playable)]]
         phases = max(1, math.ceil(math.log2(len(remaining))))
         spent = 0
@@ -319,7 +330,7 @@ def load_net(path: Path) -> PVNet:
     return PVNet.load(path)
 
 
-def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, guide: float = 0.0, guide_k: int = 8,
+def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, guide: float, guide_k: int,
             record: str = "") -> AZAgent:
     """The ``az:MODEL`` spec: ``pretrained`` (:data:`SHIPPED_AZ`, once the manifest vouches for it) or
     the path of a file :meth:`PVNet.save` wrote; ``record``: a directory the decisions' targets are

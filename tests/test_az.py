@@ -3,6 +3,7 @@ small randomly initialised network: what these tests show holds for any weights.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -70,12 +71,50 @@ def test_sims_0_plays_the_networks_argmax(net: PVNet) -> None:
 
 def test_the_guide_at_a_tiny_temperature_over_every_action_plays_a_best_line_of_greedy(net: PVNet) -> None:
     """With every action valued (``guide_k`` above their number) and τ tiny, the line value decides:
-    the network alone plays a best line of ``greedy:fast=1`` by the base value (END_NOW here)."""
+    without a tree the agent plays a best line of ``greedy:fast=1`` by the base value (END_NOW here)."""
     for seed in (2, 3, 4):
         game = played(seed, 25)
         values = dict(zip(game.legal_actions(), GreedyAgent(seed=0, fast=True).action_values(game), strict=True))
-        action = AZAgent(net, END_NOW, sims=0, guide=1e-6, guide_k=256).choose_action(game)
+        action = AZAgent(net, END_NOW, sims=0, guide=1e-3, guide_k=256).choose_action(game)
         assert values[action] == max(values.values())
+
+
+def test_with_a_search_the_guide_at_a_tiny_temperature_still_plays_a_best_line_of_greedy(net: PVNet) -> None:
+    """At 16 root visits the halving keeps the look-ahead's best: a point of line value outweighs any σ."""
+    game = played(4, 25)
+    values = dict(zip(game.legal_actions(), GreedyAgent(seed=0, fast=True).action_values(game), strict=True))
+    action = AZAgent(net, END_NOW, seed=0, sims=16, k=256, batch=4, guide=1e-3, guide_k=256).choose_action(game)
+    assert values[action] == max(values.values())
+
+
+def test_a_guide_below_its_smallest_temperature_is_refused(net: PVNet) -> None:
+    with pytest.raises(ValueError, match=re.escape("guide must be 0 (none) or at least 0.001 points")):
+        AZAgent(net, END_NOW, guide=1e-320)
+
+
+class _ReadsThePile:
+    """A position value that reads the pile it is shown: the end-now margin, negated when the next two
+    tiles to be drawn come in descending order of name (so a look-ahead on another pile can rank the lines
+    upside down)."""
+
+    def margins(self, game: Game) -> list[float]:
+        return [self.margin(game, p) for p in range(game.num_players)]
+
+    def margin(self, game: Game, player: int) -> float:
+        saved = game.to_dict()
+        pile = [str(t) for t in saved["pile"][saved["drawn"]:][:2]]
+        return END_NOW.margin(game, player) * (-1.0 if pile != sorted(pile) else 1.0)
+
+
+def test_the_guides_look_ahead_sees_the_public_pile_only(net: PVNet) -> None:
+    """A base value that reads the pile decides every move (τ tiny): two hidden piles behind one public
+    state still give the same decisions, because the look-ahead plays on the public state."""
+    for seed in range(3, 11):
+        game = played(seed, 30)
+        other = with_unseen_pile_permuted(game, np.random.default_rng(5))
+        assert other.pile_in_draw_order() != game.pile_in_draw_order()
+        first, second = (AZAgent(net, _ReadsThePile(), sims=0, guide=1e-3, guide_k=256) for _ in range(2))
+        assert first.choose_action(game) == second.choose_action(other)
 
 
 def test_the_guided_root_plays_among_the_networks_first_actions(net: PVNet) -> None:
@@ -99,7 +138,7 @@ def test_the_guided_root_plays_among_the_networks_first_actions(net: PVNet) -> N
 def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet, guide: float) -> None:
     game = played(3, 30)
     other = with_unseen_pile_permuted(game, np.random.default_rng(5))
-    assert other.pile_in_draw_order != game.pile_in_draw_order
+    assert other.pile_in_draw_order() != game.pile_in_draw_order()
     first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0, guide=guide) for _ in range(2))
     assert first.choose_action(game) == second.choose_action(other)
     assert first.last_root is not None and second.last_root is not None
