@@ -150,14 +150,16 @@ def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note
                                       "look-ahead / guide; 0: none, else at least 0.001")] = AZ_GUIDE,
         guide_k: Annotated[int, Range(1, 256, "the network's first actions the guide values (the root "
                                       "plays among them)")] = 8,
+        guide_tree: bool = True,
         record: Annotated[str, Named((), paths=True, note="a directory each decision's search targets are "
                                      "written to (the az trainer's self-play)")] = "") -> EngineAgent:
     """``az:pretrained`` or ``az:PATH.pt``: Gumbel search with a policy-value network (:mod:`agents.az`);
-    imports torch only when used."""
+    imports torch only when used. ``guide_tree`` (default on): the guide ranks and values every node of
+    the tree, not only the root; ``guide=0`` turns the guide off everywhere."""
     from .az import make_az
 
     return make_az(seed, model, sims=sims, k=k, batch=batch, gumbel=gumbel, guide=guide, guide_k=guide_k,
-                   record=record)
+                   guide_tree=guide_tree and guide > 0, record=record)
 
 
 register_agent("random", RandomAgent, builtin=True)

@@ -17,7 +17,8 @@ least one) and keeping the better half by ``g + logit + σ(q̂)``; the move is t
 same score. **Below the root** Gumbel MuZero's deterministic selection (:func:`~agents.az_tree.select_child`).
 
 **Values.** A new leaf's value is the mover's expected final margin: the network's base position value
-(:mod:`agents.nets.pv_net`) plus its value head; a game end's is its final margin.
+(:mod:`agents.nets.pv_net`) plus its value head (with ``guide_tree``, the guide's best line's value:
+below); a game end's is its final margin.
 
 **Batches.** A phase's visits run ``batch`` at a time: each descends with the visits in flight counted
 (so a batch spreads over the tree), the new leaves are encoded (a copy of the root's encoder synced
@@ -34,11 +35,16 @@ by the best line of the turn that starts with it, ended by the base value (``gre
 value, :meth:`agents.greedy.GreedyAgent.line_values`), and their prior is ``logit + value / τ``; the
 root's other actions are not played (prior −∞). The network proposes, the base value's look-ahead
 disposes: the look-ahead costs about what ``greedy`` pays for ``guide_k`` actions, not for all of them.
-It changes the root only (the prior of the halving, the move of ``sims=0``); the tree below is the
-network's. A recorded π′ is over the root's visits, so with the guide it holds the actions the guide let
-the root play: ``carcassonne train az`` records with ``guide=0``. The look-ahead ends the turn on the
-public state, whose next draw is the catalogue's order (never the hidden pile). ``AZAgent`` defaults to
-no guide; the ``az:`` spec's default is :data:`agents.AZ_GUIDE`.
+Without ``guide_tree`` it changes the root only (the prior of the halving, the move of ``sims=0``) and
+the tree below is the network's. **With** ``guide_tree`` every node the search values is guided the
+same way (its logits become that prior, so the selection below the root visits only its ``guide_k``
+first actions) and its value is the best of those lines' values: the mover's margin after the best
+line of the turn by the look-ahead, as ``mcts:pretrained`` ranks and values each new node with a greedy
+valuation, but of ``guide_k`` actions instead of all. A recorded π′ is over the root's visits, so with
+the guide it holds the actions the guide let the root play: ``carcassonne train az`` records with
+``guide=0``. The look-ahead ends the turn on the public state, whose next draw is the catalogue's order
+(never the hidden pile). ``AZAgent`` defaults to no guide; the ``az:`` spec's default is
+:data:`agents.AZ_GUIDE`, in the tree too.
 
 ``last_simulations`` counts the leaves the last decision valued (network positions and new game ends),
 the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays without a tree: the legal
@@ -103,15 +109,16 @@ class AZAgent:
     most ``guide_k``),
     ``batch`` leaves per network pass, ``gumbel`` the scale of the root's Gumbel noise (0: none),
     ``c_visit`` and ``c_scale`` the constants of σ (Gumbel MuZero's 50 and 0.1), ``guide`` the
-    temperature (points, 0 or at least :data:`MIN_GUIDE`) of the root's look-ahead and ``guide_k`` the
-    actions it values (module docstring; 0: no guide). ``seed`` seeds the noise: with the same seed
+    temperature (points, 0 or at least :data:`MIN_GUIDE`) of the root's look-ahead, ``guide_k`` the
+    actions it values and ``guide_tree`` whether it guides and values every node (module docstring; 0:
+    no guide). ``seed`` seeds the noise: with the same seed
     and the same public positions the agent makes the same decisions.
     ``record``: the file each decision's targets are appended to (module docstring), or None.
     """
 
     def __init__(self, net: PVNet, base: PositionValue, seed: int = 0, sims: int = 64, k: int = 16, batch: int = 16,
                  gumbel: float = 0.0, c_visit: float = 50.0, c_scale: float = 0.1, guide: float = 0.0,
-                 guide_k: int = 8, record: Path | None = None) -> None:
+                 guide_k: int = 8, guide_tree: bool = False, record: Path | None = None) -> None:
         for name, value, low in (("sims", sims, 0), ("k", k, 1), ("batch", batch, 1), ("guide_k", guide_k, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"AZAgent: {name} must be an int >= {low}, got {value!r}")
@@ -123,7 +130,9 @@ class AZAgent:
         self.net, self.base = net, base
         self.sims, self.k, self.batch = sims, k, batch
         self.gumbel, self.c_visit, self.c_scale = float(gumbel), float(c_visit), float(c_scale)
-        self.guide, self.guide_k = float(guide), guide_k
+        if guide_tree and not guide:
+            raise ValueError("AZAgent: guide_tree needs a guide (guide > 0): it guides every node as the root")
+        self.guide, self.guide_k, self.guide_tree = float(guide), guide_k, guide_tree
         self._look_ahead = GreedyAgent(fast=True, value=base) if guide else None
         self.codec = ActionCodec(net.window)
         self._rng = np.random.default_rng(seed)
@@ -157,7 +166,7 @@ class AZAgent:
         if not root.evaluated:
             self._evaluate([root])
         playable = len(root.actions) if self._look_ahead is None else min(self.guide_k, len(root.actions))
-        prior = self._prior(root) if playable > 1 else root.logits
+        prior = self._prior(root) if playable > 1 and not self.guide_tree else root.logits
         if self.sims == 0 or playable == 1:
             choice = int(np.argmax(prior))
         else:
@@ -184,16 +193,20 @@ class AZAgent:
             encoder.reset(root.game)
         return root
 
-    def _prior(self, root: Node) -> npt.NDArray[np.float64]:
-        """The root's prior logits: the network's, or with the guide those raised by the look-ahead's
-        line values / τ for the network's ``guide_k`` first actions and −∞ for the others (module
-        docstring); the values are finite (τ ≥ :data:`MIN_GUIDE`). Called once a decision."""
+    def _prior(self, node: Node) -> npt.NDArray[np.float64]:
+        """``node``'s guided prior logits: the network's raised by the look-ahead's line values / τ for
+        its ``guide_k`` first actions, −∞ for the others (module docstring; finite: τ ≥
+        :data:`MIN_GUIDE`). With ``guide_tree`` the node's value becomes its best line's (the mover's
+        margin at the end of the best of those lines). Without a guide: the network's logits."""
         if self._look_ahead is None:
-            return root.logits
-        first = np.argsort(-root.logits, kind="stable")[:self.guide_k]
-        values = self._look_ahead.line_values(root.game, [root.actions[int(a)] for a in first])
-        prior = np.full(len(root.actions), -np.inf)
-        prior[first] = root.logits[first] + np.asarray(values, dtype=np.float64) / self.guide
+            return node.logits
+        first = np.argsort(-node.logits, kind="stable")[:self.guide_k]
+        values = np.asarray(self._look_ahead.line_values(node.game, [node.actions[int(a)] for a in first]),
+                            dtype=np.float64)
+        prior = np.full(len(node.actions), -np.inf)
+        prior[first] = node.logits[first] + values / self.guide
+        if self.guide_tree:
+            node.value = float(values.max())
         return prior
 
     def _halving(self, root: Node, logits: npt.NDArray[np.float64], playable: int, deadline: float | None) -> int:
@@ -316,7 +329,10 @@ class AZAgent:
         logits, values = self.net.evaluate(observations, legal)
         for node, node_logits, value in zip(nodes, logits, values, strict=True):
             node.logits = node_logits
-            node.value = self.base.margin(node.game, node.player) + float(value)
+            if self.guide_tree:  # the look-ahead's prior, and its best line's value
+                node.logits = self._prior(node)
+            else:
+                node.value = self.base.margin(node.game, node.player) + float(value)
             node.evaluated = True
         self.last_simulations += len(nodes)
 
@@ -331,7 +347,7 @@ def load_net(path: Path) -> PVNet:
 
 
 def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float, guide: float, guide_k: int,
-            record: str = "") -> AZAgent:
+            guide_tree: bool = False, record: str = "") -> AZAgent:
     """The ``az:MODEL`` spec: ``pretrained`` (:data:`SHIPPED_AZ`, once the manifest vouches for it) or
     the path of a file :meth:`PVNet.save` wrote; ``record``: a directory the decisions' targets are
     written to (``DIR/SEED.jsonl``, module docstring), empty for none."""
@@ -339,7 +355,8 @@ def make_az(seed: int, model: str, sims: int, k: int, batch: int, gumbel: float,
 
     net = load_net(verified(SHIPPED_AZ) if model == "pretrained" else Path(model))
     return AZAgent(net, position_value(net.base), seed=seed, sims=sims, k=k, batch=batch, gumbel=gumbel,
-                   guide=guide, guide_k=guide_k, record=Path(record) / f"{seed}.jsonl" if record else None)
+                   guide=guide, guide_k=guide_k, guide_tree=guide_tree,
+                   record=Path(record) / f"{seed}.jsonl" if record else None)
 
 
 def _drawn(chance: Chance, c: int) -> Game:

@@ -12,7 +12,7 @@ import torch as th
 
 from agents import AgentSpecError, make_agent
 from agents.az import AZAgent
-from agents.az_tree import Chance, select_outcome
+from agents.az_tree import Chance, Node, select_outcome
 from agents.evaluation import END_NOW
 from agents.greedy import GreedyAgent
 from agents.nets.pv_net import NetSize, PVNet
@@ -134,12 +134,38 @@ def test_the_guided_root_plays_among_the_networks_first_actions(net: PVNet) -> N
         root.actions[int(np.argmax(root.logits))]
 
 
-@pytest.mark.parametrize("guide", [0.0, 3.0])
-def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet, guide: float) -> None:
+def test_the_guided_tree_values_every_node_by_its_best_guided_line(net: PVNet) -> None:
+    """``guide_tree``: every node the search valued plays among the network's ``guide_k`` first actions
+    (the others' prior is −∞), and its value is the best of those actions' line values (greedy's look-ahead
+    ended by the base value), the mover's margin."""
+    game = played(3, 30)
+    agent = AZAgent(net, END_NOW, seed=0, sims=24, k=4, batch=4, guide=3.0, guide_k=3, guide_tree=True)
+    agent.choose_action(game)
+    assert agent.last_root is not None
+    look_ahead = GreedyAgent(fast=True, value=END_NOW)
+    nodes = [n for n in _tree(agent.last_root) if isinstance(n, Node) and n.evaluated and not n.game.is_over]
+    assert len(nodes) > 5, "24 visits value more nodes than the root"
+    for node in nodes:
+        guided = np.flatnonzero(np.isfinite(node.logits))
+        assert len(guided) == min(3, len(node.actions))
+        values = look_ahead.line_values(node.game, [node.actions[int(a)] for a in guided])
+        assert node.value == max(values)
+        assert set(np.flatnonzero(node.n).tolist()) <= set(guided.tolist())
+
+
+def test_a_guided_tree_without_a_guide_is_refused(net: PVNet) -> None:
+    with pytest.raises(ValueError, match="guide_tree needs a guide"):
+        AZAgent(net, END_NOW, guide=0.0, guide_tree=True)
+
+
+@pytest.mark.parametrize(("guide", "guide_tree"), [(0.0, False), (3.0, False), (3.0, True)])
+def test_two_hidden_piles_behind_one_public_state_give_the_same_decisions(net: PVNet, guide: float,
+                                                                          guide_tree: bool) -> None:
     game = played(3, 30)
     other = with_unseen_pile_permuted(game, np.random.default_rng(5))
     assert other.pile_in_draw_order() != game.pile_in_draw_order()
-    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0, guide=guide) for _ in range(2))
+    first, second = (AZAgent(net, END_NOW, seed=7, sims=24, k=4, gumbel=1.0, guide=guide, guide_tree=guide_tree)
+                     for _ in range(2))
     assert first.choose_action(game) == second.choose_action(other)
     assert first.last_root is not None and second.last_root is not None
     assert list(first.last_root.n) == list(second.last_root.n)
