@@ -64,7 +64,7 @@ COMMON = ["--seeds", "1", "--workers", "1", "--no-progress"]
 # ------------------------------------------------------------------------------ the ladder of each count
 def test_the_two_player_ladder_ends_with_the_shipped_network_whose_file_and_torch_its_fingerprint_covers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert ladder.ladder_for(2) == (("random", "greedy", "mcts:sims=200", "az:pretrained"), [])
+    assert ladder.ladder_for(2) == (("random", "greedy", "mcts:sims=200", "az:pretrained,guide_tree=0"), [])
     mine = ladder.fingerprint_for(2)
     assert mine.torch == metadata.version("torch") and (mine.python, mine.numpy) == (
         ladder.fingerprint().python, ladder.fingerprint().numpy)
@@ -130,7 +130,8 @@ def test_the_settings_of_each_player_count(monkeypatch: pytest.MonkeyPatch) -> N
             main(["evaluate", *argv])
     two, three, three_given = runs
     # 2 players: what evaluate always played, fixture by fixture
-    assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200", "az:pretrained"), seeds=100,
+    assert two == Settings(agents=("greedy:fast=1", "random", "greedy", "mcts:sims=200",
+                                   "az:pretrained,guide_tree=0"), seeds=100,
                            config=GameConfig(players=2, expansions=TOWER_VARIANT).to_dict())
     assert len(two.fixtures()) == 10 * 2 * 100  # 10 pairings, both seats, 100 seeds
     assert three.game_config == GameConfig(players=3, expansions=TOWER_VARIANT)

@@ -174,7 +174,7 @@ def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
     (["play", "ppo:pretrained", "random"], "the ppo: agents"),
     (["play", "random", "az:pretrained"], "the az: agents"),
     (["tournament", "random", "ppo:distilled", "--seeds", "1"], "the ppo: agents"),
-    (["evaluate", "random", "--seeds", "1"], "az:pretrained of the 2-player ladder"),
+    (["evaluate", "random", "--seeds", "1"], "az:pretrained,guide_tree=0 of the 2-player ladder"),
     (["evaluate", "ppo:pooled", "--seeds", "1", "--players", "3"], "the ppo: agents"),
 ])
 def test_an_agent_whose_extra_is_missing_is_refused_in_one_line(argv: list[str], needed_by: str,

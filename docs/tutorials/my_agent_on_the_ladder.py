@@ -16,9 +16,9 @@ command line names it by its file and class, ``docs/tutorials/my_agent_on_the_la
    ``runs/tutorials/my_agent/my_agent.pt``). The ladder builds the class itself, with ``seed=`` alone,
    in a process of its own for every game, so the class finds its checkpoint without arguments.
 4. **Rate**: ``carcassonne evaluate docs/tutorials/my_agent_on_the_ladder.py:MyAgent`` plays it against
-   the reference ladder ``random``, ``greedy``, ``mcts:sims=200``, ``az:pretrained`` on the 2-player tower
-   variant, every tile order in both seats, and prints Elo ratings with ``random`` = 0 that compare with
-   anyone's at the same ``--seeds`` (docs/tournament.md, "The reference benchmark").
+   the reference ladder ``random``, ``greedy``, ``mcts:sims=200``, ``az:pretrained,guide_tree=0`` on the
+   2-player tower variant, every tile order in both seats, and prints Elo ratings with ``random`` = 0 that
+   compare with anyone's at the same ``--seeds`` (docs/tournament.md, "The reference benchmark").
 """
 
 from __future__ import annotations
