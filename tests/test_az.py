@@ -113,8 +113,10 @@ def test_the_guides_look_ahead_sees_the_public_pile_only(net: PVNet) -> None:
         game = played(seed, 30)
         other = with_unseen_pile_permuted(game, np.random.default_rng(5))
         assert other.pile_in_draw_order() != game.pile_in_draw_order()
-        first, second = (AZAgent(net, _ReadsThePile(), sims=0, guide=1e-3, guide_k=256) for _ in range(2))
-        assert first.choose_action(game) == second.choose_action(other)
+        for sims, tree in ((0, False), (8, True)):
+            first, second = (AZAgent(net, _ReadsThePile(), sims=sims, k=4, batch=4, guide=1e-3, guide_k=256,
+                                     guide_tree=tree) for _ in range(2))
+            assert first.choose_action(game) == second.choose_action(other)
 
 
 def test_the_guided_root_plays_among_the_networks_first_actions(net: PVNet) -> None:
@@ -151,6 +153,30 @@ def test_the_guided_tree_values_every_node_by_its_best_guided_line(net: PVNet) -
         values = look_ahead.line_values(node.game, [node.actions[int(a)] for a in guided])
         assert node.value == max(values)
         assert set(np.flatnonzero(node.n).tolist()) <= set(guided.tolist())
+
+
+def test_without_a_tree_the_guided_tree_plays_the_root_guides_moves(net: PVNet) -> None:
+    """``sims=0``: the root is guided once, with or without ``guide_tree`` (no double guiding)."""
+    for seed in range(3, 9):
+        game = played(seed, 30)
+        moves = [AZAgent(net, END_NOW, sims=0, guide=3.0, guide_k=4, guide_tree=tree).choose_action(game)
+                 for tree in (False, True)]
+        assert moves[0] == moves[1]
+
+
+def test_the_az_spec_guides_the_tree_unless_guide_is_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.az
+
+    given: list[tuple[float, bool]] = []
+
+    def capture(seed: int, model: str, **options: object) -> object:
+        given.append((options["guide"], options["guide_tree"]))  # type: ignore[arg-type]
+        return AZAgent(PVNet(CONFIG, WINDOW, NetSize(channels=8, blocks=1, head_hidden=16), base="end_now"), END_NOW)
+
+    monkeypatch.setattr(agents.az, "make_az", capture)
+    for spec in ("az:pretrained", "az:pretrained,guide_tree=0", "az:pretrained,guide=0"):
+        make_agent(spec, seed=0)
+    assert given == [(3.0, True), (3.0, False), (0.0, False)]
 
 
 def test_a_guided_tree_without_a_guide_is_refused(net: PVNet) -> None:

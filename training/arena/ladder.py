@@ -72,7 +72,7 @@ __all__ = [
 
 #: The reference ladder, on the 2-player tower variant, random = 0: from no plan to the shipped
 #: network and search (``az:pretrained``, which needs the ``train`` extra: torch), its guide at the root
-#: only (``guide_tree=0``): a third of the default's time a decision, so that a candidate's games against
+#: only (``guide_tree=0``): about two fifths of the default's time a decision, so that a candidate's games against
 #: it stay affordable (docs/tournament.md).
 LADDER = ("random", "greedy", "mcts:sims=200", "az:pretrained,guide_tree=0")
 #: The ladder of 3 to 6 players, those of its agents that can play the count (:func:`ladder_for`).
