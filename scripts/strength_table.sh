@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 . .venv/bin/activate
 workers="${WORKERS:-2}"
 # The rows after the first line's were added on 2026-12-07 (the same tile orders); the az rows as measured
-# then, before the root guide (guide=0).
+# then, before the root guide (guide=0); the last two later that day: the root guide without a tree, and
+# az:pretrained as it plays by default (the guide in every node of its tree).
 for spec in random greedy:value=linear ppo:distilled ppo:pretrained afterstate:pretrained mcts:sims=50 \
             mcts:sims=20,guide=1,rollout_turns=0,value=afterstate \
-            az:pretrained,sims=0,guide=0 ppo:pooled az:pretrained,guide=0 mcts:pretrained; do
+            az:pretrained,sims=0,guide=0 ppo:pooled az:pretrained,guide=0 mcts:pretrained \
+            az:pretrained,sims=0 az:pretrained; do
   out="runs/strength/$(echo "$spec" | tr ':,=' '___')"
   resume=--no-resume
   [ -e "$out/tournament.json" ] && resume=--resume
