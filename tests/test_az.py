@@ -164,14 +164,14 @@ def test_without_a_tree_the_guided_tree_plays_the_root_guides_moves(net: PVNet) 
         assert moves[0] == moves[1]
 
 
-def test_the_az_spec_guides_the_tree_unless_guide_is_0(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_az_spec_guides_the_tree_unless_guide_is_0(net: PVNet, monkeypatch: pytest.MonkeyPatch) -> None:
     import agents.az
 
     given: list[tuple[float, bool]] = []
 
     def capture(seed: int, model: str, **options: object) -> object:
         given.append((options["guide"], options["guide_tree"]))  # type: ignore[arg-type]
-        return AZAgent(PVNet(CONFIG, WINDOW, NetSize(channels=8, blocks=1, head_hidden=16), base="end_now"), END_NOW)
+        return AZAgent(net, END_NOW)
 
     monkeypatch.setattr(agents.az, "make_az", capture)
     for spec in ("az:pretrained", "az:pretrained,guide_tree=0", "az:pretrained,guide=0"):
