@@ -23,7 +23,7 @@ from .greedy import GreedyAgent
 from .mcts import MCTSAgent
 from .ppo import SHIPPED as _SHIPPED_PPO
 from .shipped_values import AFTERSTATE_LONG_FILES, LINEAR_FILES, PerPlayerCount
-from .spec import AgentSpecError, Named, Origin, Range, known_agents, make_agent, register_agent
+from .spec import AgentSpecError, Flag, Named, Origin, Range, known_agents, make_agent, register_agent
 from .value import LinearValue
 
 #: The MaskablePPO networks named by a key (``ppo:pooled``).
@@ -55,13 +55,19 @@ def position_value(name: str) -> PositionValue:
     return LinearValue.load(name)
 
 
-def _greedy(seed: int, fast: bool = False, value: Annotated[str, _VALUE] = "end_now") -> GreedyAgent:
+#: The ``fast`` option of the greedy look-ahead (:class:`~agents.greedy.GreedyAgent`).
+_FAST = Flag("PLACE lines end at their best DEPLOY or PASS")
+#: The ``sample`` option of the policy agents.
+_SAMPLE = Flag("draw the action from the policy; 0: its most likely")
+
+
+def _greedy(seed: int, fast: Annotated[bool, _FAST] = False, value: Annotated[str, _VALUE] = "end_now") -> GreedyAgent:
     """``greedy``, ``greedy:fast=1``, ``greedy:value=linear`` (see :func:`position_value`)."""
     return GreedyAgent(seed, fast=fast, value=position_value(value))
 
 
 def _afterstate(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note="a .npz of train afterstate")]
-                = "pretrained", fast: bool = False,
+                = "pretrained", fast: Annotated[bool, _FAST] = False,
                 spread: Annotated[float | None, Range(0, 1000, "points; 0: the margin")] = None) -> AfterstateAgent:
     """``afterstate:pretrained`` (a network per player count) or ``afterstate:PATH.npz``: greedy's search on
     a learned value network; ``spread=S`` (points) aims at first place with that spread of the final
@@ -71,7 +77,7 @@ def _afterstate(seed: int, model: Annotated[str, Named(("pretrained",), paths=Tr
 
 
 def _ppo(seed: int, path: Annotated[str, Named(SHIPPED_PPO, paths=True, note="a MaskablePPO .zip")],
-         sample: bool = False) -> EngineAgent:
+         sample: Annotated[bool, _SAMPLE] = False) -> EngineAgent:
     """``ppo:PATH``: imports torch and Stable-Baselines3 (the ``train`` extra) only when used."""
     from .ppo import make_ppo
 
@@ -79,7 +85,7 @@ def _ppo(seed: int, path: Annotated[str, Named(SHIPPED_PPO, paths=True, note="a 
 
 
 def _rllib(seed: int, path: Annotated[str, Named((), paths=True, note="a checkpoint of train rllib")],
-           sample: bool = False) -> EngineAgent:
+           sample: Annotated[bool, _SAMPLE] = False) -> EngineAgent:
     """``rllib:PATH``: imports torch and Ray RLlib (the ``ray`` extra) only when used."""
     from .rllib import make_rllib
 
@@ -106,7 +112,7 @@ def _mcts(
     widening: Annotated[float, Range(0, 100, "0: off")] = 2.0,
     prior_visits: Annotated[int, Range(0, 10_000)] = 5,
     scale: Annotated[float, Range(0.01, 10_000, "points")] = 10.0,
-    guide: bool | None = None,
+    guide: Annotated[bool | None, Flag("a new node ranks its actions by greedy's valuation")] = None,
     value: Annotated[str | None, _VALUE] = None,
 ) -> MCTSAgent:
     """``mcts:sims=N`` and/or ``mcts:seconds=S`` (400 simulations when neither is given; any value
@@ -146,20 +152,25 @@ def _az(seed: int, model: Annotated[str, Named(("pretrained",), paths=True, note
         k: Annotated[int, Range(1, 256, "root actions considered (with the guide, at most guide_k)")] = 16,
         batch: Annotated[int, Range(1, 1024, "leaves per network pass")] = 16,
         gumbel: Annotated[float, Range(0, 10, "scale of the root's Gumbel noise; 0: none")] = 0.0,
-        guide: Annotated[float, Range(0, 1000, "points: the root's logits gain the base value's one-turn "
+        guide: Annotated[float, Range(0, 1000, "points: a guided node's logits gain the base value's one-turn "
                                       "look-ahead / guide; 0: none, else at least 0.001")] = AZ_GUIDE,
-        guide_k: Annotated[int, Range(1, 256, "the network's first actions the guide values (the root "
+        guide_k: Annotated[int, Range(1, 256, "the network's first actions the guide values (a guided node "
                                       "plays among them)")] = 8,
-        guide_tree: bool = True,
+        guide_tree: Annotated[bool | None, Flag("the guide ranks and values every node, not only the root; "
+                                                "on when a guide is")] = None,
         record: Annotated[str, Named((), paths=True, note="a directory each decision's search targets are "
                                      "written to (the az trainer's self-play)")] = "") -> EngineAgent:
     """``az:pretrained`` or ``az:PATH.pt``: Gumbel search with a policy-value network (:mod:`agents.az`);
-    imports torch only when used. ``guide_tree`` (default on): the guide ranks and values every node of
-    the tree, not only the root; ``guide=0`` turns the guide off everywhere."""
+    imports torch only when used. ``guide_tree`` (on unless ``guide=0``): the guide ranks and values every
+    node of the tree, not only the root; ``guide=0`` turns the guide off everywhere, and refuses
+    ``guide_tree=1``."""
     from .az import make_az
 
+    if guide_tree and not guide:
+        raise ValueError("guide_tree=1 needs a guide (guide > 0): it guides every node as the root; "
+                         "guide=0 is the network alone")
     return make_az(seed, model, sims=sims, k=k, batch=batch, gumbel=gumbel, guide=guide, guide_k=guide_k,
-                   guide_tree=guide_tree and guide > 0, record=record)
+                   guide_tree=guide > 0 if guide_tree is None else guide_tree, record=record)
 
 
 register_agent("random", RandomAgent, builtin=True)

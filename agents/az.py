@@ -40,7 +40,9 @@ the tree below is the network's. **With** ``guide_tree`` every node the search v
 same way (its logits become that prior, so the selection below the root visits only its ``guide_k``
 first actions) and its value is the best of those lines' values: the mover's margin after the best
 line of the turn by the look-ahead, as ``mcts:pretrained`` ranks and values each new node with a greedy
-valuation, but of ``guide_k`` actions instead of all. A recorded π′ is over the root's visits, so with
+valuation, but of ``guide_k`` actions instead of all. The lines of all the nodes of one network pass
+end in one batch of the base value (:meth:`~agents.greedy.GreedyAgent.line_ends`: a network base
+value runs once over every line's end, with the numbers it gives one position at a time). A recorded π′ is over the root's visits, so with
 the guide it holds the actions the guide let the root play: ``carcassonne train az`` records with
 ``guide=0``. The look-ahead ends the turn on the public state, whose next draw is the catalogue's order
 (never the hidden pile). ``AZAgent`` defaults to no guide; the ``az:`` spec's default is
@@ -79,8 +81,9 @@ from carcassonne_env.environment.codec import ActionCodec
 from carcassonne_env.environment.observation import Encoder
 
 from .az_tree import Chance, Node, improved_policy, select_child, select_outcome, sigma
+from .evaluation import leaf_values
 from .extras import optional_imports
-from .greedy import GreedyAgent
+from .greedy import GreedyAgent, best_ends
 from .information import public_state
 from .manifest import PRETRAINED_DIR, verified
 from .thinking_limit import ThinkingTimeout, checked_limit
@@ -166,7 +169,8 @@ class AZAgent:
         if not root.evaluated:
             self._evaluate([root])
         playable = len(root.actions) if self._look_ahead is None else min(self.guide_k, len(root.actions))
-        prior = self._prior(root) if playable > 1 and not self.guide_tree else root.logits
+        guided_here = playable > 1 and self._look_ahead is not None and not self.guide_tree
+        prior = self._guided([root])[0] if guided_here else root.logits
         if self.sims == 0 or playable == 1:
             choice = int(np.argmax(prior))
         else:
@@ -193,21 +197,28 @@ class AZAgent:
             encoder.reset(root.game)
         return root
 
-    def _prior(self, node: Node) -> npt.NDArray[np.float64]:
-        """``node``'s guided prior logits: the network's raised by the look-ahead's line values / τ for
+    def _guided(self, nodes: Sequence[Node]) -> list[npt.NDArray[np.float64]]:
+        """Each node's guided prior logits: the network's raised by the look-ahead's line values / τ for
         its ``guide_k`` first actions, −∞ for the others (module docstring; finite: τ ≥
-        :data:`MIN_GUIDE`). With ``guide_tree`` the node's value becomes its best line's (the mover's
-        margin at the end of the best of those lines). Without a guide: the network's logits."""
-        if self._look_ahead is None:
-            return node.logits
-        first = np.argsort(-node.logits, kind="stable")[:self.guide_k]
-        values = np.asarray(self._look_ahead.line_values(node.game, [node.actions[int(a)] for a in first]),
-                            dtype=np.float64)
-        prior = np.full(len(node.actions), -np.inf)
-        prior[first] = node.logits[first] + values / self.guide
-        if self.guide_tree:
-            node.value = float(values.max())
-        return prior
+        :data:`MIN_GUIDE`). With ``guide_tree`` a node's value becomes its best line's (the mover's
+        margin at the end of the best of those lines). The lines of all ``nodes`` end in one batch of
+        the base value (:meth:`GreedyAgent.line_ends`)."""
+        look_ahead = self._look_ahead
+        assert look_ahead is not None
+        leaves = leaf_values(look_ahead.value, nodes[0].game)
+        firsts = [np.argsort(-node.logits, kind="stable")[:self.guide_k] for node in nodes]
+        lines = [look_ahead.line_ends(node.game, [node.actions[int(a)] for a in first], leaves)
+                 for node, first in zip(nodes, firsts, strict=True)]
+        ends = leaves.values()
+        priors = []
+        for node, first, node_lines in zip(nodes, firsts, lines, strict=True):
+            values = np.asarray(best_ends(node_lines, ends), dtype=np.float64)
+            prior = np.full(len(node.actions), -np.inf)
+            prior[first] = node.logits[first] + values / self.guide
+            if self.guide_tree:
+                node.value = float(values.max())
+            priors.append(prior)
+        return priors
 
     def _halving(self, root: Node, logits: npt.NDArray[np.float64], playable: int, deadline: float | None) -> int:
         """Sequential halving over the top-k of the ``playable`` actions of largest ``logits`` (the root's
@@ -329,11 +340,12 @@ class AZAgent:
         logits, values = self.net.evaluate(observations, legal)
         for node, node_logits, value in zip(nodes, logits, values, strict=True):
             node.logits = node_logits
-            if self.guide_tree:  # the look-ahead's prior, and its best line's value
-                node.logits = self._prior(node)
-            else:
+            if not self.guide_tree:
                 node.value = self.base.margin(node.game, node.player) + float(value)
             node.evaluated = True
+        if self.guide_tree:  # the look-ahead's priors, and each node's best line's value
+            for node, prior in zip(nodes, self._guided(nodes), strict=True):
+                node.logits = prior
         self.last_simulations += len(nodes)
 
 

@@ -5,7 +5,8 @@ the root. Plain numpy: no network here.
 Two kinds of node, for a two-player game whose value is the margin (own score − the opponent's, points):
 
 * :class:`Node`, a decision: the game (a public-state line, :func:`agents.information.public_state`),
-  the player to move, its legal actions (ascending codec indices) with the network's logits and value,
+  the player to move, its legal actions (ascending codec indices) with their prior logits and the
+  node's value (the network's, or with the guide in the tree the guide's: :mod:`agents.az`),
   and per action the visits ``n``, the summed values ``w`` (for this node's mover) and the visits in
   flight ``pending`` (a batch's selections not yet backed up), and the child: None until first
   selected, then a :class:`Node` (the next decision of the same turn) or a :class:`Chance`.
@@ -35,7 +36,7 @@ __all__ = ["Chance", "Node", "completed_q", "improved_policy", "select_child", "
 
 @dataclass(eq=False)
 class Node:
-    """A decision node (module docstring). ``evaluated`` once the network has valued it; a game-over
+    """A decision node (module docstring). ``evaluated`` once the search has valued it; a game-over
     node is evaluated when made, with its exact margin and no actions."""
 
     game: Game
@@ -43,7 +44,7 @@ class Node:
     actions: list[Action] = field(default_factory=list)
     indices: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     logits: npt.NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
-    value: float = 0.0  # the mover's margin by the network (points)
+    value: float = 0.0  # the mover's margin as the search values the node (points)
     n: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     w: npt.NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
     pending: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -94,7 +95,8 @@ def select_outcome(chance: Chance) -> int:
 
 def completed_q(node: Node) -> npt.NDArray[np.float64]:
     """Each action's Q for the mover (points): the mean backed-up value where visited, else the
-    mixed value ``(v̂ + ΣN · Σ_visited π q / Σ_visited π) / (1 + ΣN)`` (π the network's policy)."""
+    mixed value ``(v̂ + ΣN · Σ_visited π q / Σ_visited π) / (1 + ΣN)`` (π the softmax of the node's
+    logits, v̂ its value)."""
     visited = node.n > 0
     q = np.where(visited, node.w / np.maximum(node.n, 1), 0.0)
     total = int(node.n.sum())

@@ -6,6 +6,10 @@ A :class:`PositionValue` is what the search agents maximise: every player's marg
 units of points. :data:`END_NOW` is the end-now margin; :class:`~agents.value.LinearValue` the
 learned expected final margin.
 
+A search that values many positions at once (the lines of :class:`~agents.greedy.GreedyAgent`'s
+turn) collects them in :func:`leaf_values`: a value that offers a batched form (``leaf_values(game)``,
+as :class:`~agents.nets.value_net.ValueNet` does) values them together, with the same numbers.
+
 ``Evaluator`` is the pluggable leaf value of :class:`~agents.mcts.MCTSAgent`: a callable
 ``(game, player) -> float`` in [−1, 1], from ``player``'s point of view.
 """
@@ -15,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from mypy_extensions import mypyc_attr
+
 from carcassonne_env.engine import Game
 
-__all__ = ["END_NOW", "EndNowValue", "Evaluator", "PositionValue", "end_now_margin", "margin", "margins"]
+__all__ = ["END_NOW", "EndNowValue", "Evaluator", "LeafValues", "PositionValue", "end_now_margin", "leaf_values",
+           "margin", "margins"]
 
 #: A leaf evaluator: ``(game, player) -> value in [−1, 1]`` from ``player``'s point of view.
 Evaluator = Callable[[Game, int], float]
@@ -69,3 +76,37 @@ class EndNowValue:
 
 #: The end-now margin, the reference greedy's value.
 END_NOW = EndNowValue()
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), subclassed by the network's batch
+class LeafValues:
+    """The margins of positions a search collects one at a time and reads together.
+
+    ``add(game, player)`` reads ``game`` at once (the caller may change it afterwards) and returns the
+    position's index in :meth:`values`; ``add_margin`` records a margin already known. This class values
+    each position as it is added; a value's batched form (a subclass) keeps its inputs and values all
+    of them in :meth:`values`, with the same numbers as its ``margin``."""
+
+    def __init__(self, value: PositionValue) -> None:
+        self._value = value
+        self._margins: list[float] = []
+
+    def add(self, game: Game, player: int) -> int:
+        """Record ``player``'s margin in ``game``; its index in :meth:`values`."""
+        return self.add_margin(self._value.margin(game, player))
+
+    def add_margin(self, value: float) -> int:
+        """Record a known margin; its index in :meth:`values`."""
+        self._margins.append(value)
+        return len(self._margins) - 1
+
+    def values(self) -> list[float]:
+        """The margins recorded, in the order of their indices."""
+        return self._margins
+
+
+def leaf_values(value: PositionValue, game: Game) -> LeafValues:
+    """A :class:`LeafValues` for positions of ``game``'s kind (its player count): ``value``'s batched
+    form when it offers one (a ``leaf_values(game)`` method), else one that values as it goes."""
+    make: Callable[[Game], LeafValues] | None = getattr(value, "leaf_values", None)
+    return make(game) if make is not None else LeafValues(value)

@@ -57,9 +57,9 @@ from carcassonne_env.engine.geometry import pack
 from carcassonne_env.engine.tower import TowerExpansion
 from carcassonne_env.engine.tower import state as tower_state
 
-from .evaluation import END_NOW, EndNowValue, PositionValue, margin
+from .evaluation import END_NOW, EndNowValue, LeafValues, PositionValue, leaf_values, margin
 
-__all__ = ["GreedyAgent"]
+__all__ = ["GreedyAgent", "best_ends"]
 
 # Final: the compiled module reads these as constants, not from the module's dict at every use.
 _DEPLOY: Final = ActionKind.DEPLOY
@@ -112,37 +112,63 @@ class GreedyAgent:
     def line_values(self, game: Game, actions: Sequence[Action]) -> list[float]:
         """:meth:`action_values` of ``actions`` only (legal actions of ``game``), in their order: what a
         caller that ranks a few actions pays for those alone (``game`` is left as it was)."""
+        leaves = leaf_values(self.value, game)
+        lines = self.line_ends(game, actions, leaves)
+        return best_ends(lines, leaves.values())
+
+    def line_ends(self, game: Game, actions: Sequence[Action], leaves: LeafValues) -> list[list[int]]:
+        """For each of ``actions`` (legal in ``game``), the indices in ``leaves`` of the positions where
+        its lines end the turn: the action's value is the best of their values (:func:`best_ends`). A
+        caller collects the lines of several positions in one ``leaves`` to value them in one batch
+        (:func:`~agents.evaluation.leaf_values`); ``game`` is left as it was."""
         me = game.current_player
         prune = self.fast and game.phase is Phase.PLACE
-        stop = _Stop(game, me, self.value)
-        return [self._line_value(game, a, me, stop, prune) for a in actions]
+        stop = _Stop(game, me, leaves)
+        lines: list[list[int]] = []
+        for a in actions:
+            ends: list[int] = []
+            self._line_ends(game, a, me, stop, prune, leaves, ends)
+            lines.append(ends)
+        return lines
 
-    def _line_value(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool) -> float:
-        """Best end-of-turn margin over the lines that play ``action`` in ``state``."""
+    def _line_ends(self, state: Game, action: Action, me: int, stop: _Stop, prune: bool, leaves: LeafValues,
+                   ends: list[int]) -> None:
+        """Add to ``ends`` the indices in ``leaves`` of the positions where the lines that play ``action``
+        in ``state`` end the turn (the line's value is their best)."""
         kind = action.kind
         if kind is _PASS or kind is _NO_CAPTURE or (kind is _FLOOR and not _floor_has_targets(state, action)):
-            return stop.value()
+            ends.append(stop.index())
+            return
         if self._end_now and (kind is _DEPLOY or kind is _TOWER_TOP):
-            return margin(state.scores_if_ended_after(action), me)
+            ends.append(leaves.add_margin(margin(state.scores_if_ended_after(action), me)))
+            return
         if kind is _PLACE and state.place_undoable:  # T3 follows, same player: searched in place
             undo = state.apply_place_undoable(action)
             try:
-                return self._best_value(state, me, prune)
+                self._best_ends(state, me, prune, leaves, ends)
             finally:
                 state.undo_place(undo)
+            return
         after = state.clone()
         after.apply(action)
         if after.is_over or after.current_player != me:
-            return stop.value() if kind is _FLOOR else self.value.margin(after, me)
-        return self._best_value(after, me, prune)
+            ends.append(stop.index() if kind is _FLOOR else leaves.add(after, me))
+            return
+        self._best_ends(after, me, prune, leaves, ends)
 
-    def _best_value(self, state: Game, me: int, prune: bool) -> float:
-        """Best end-of-turn margin from a decision of ``me`` within the turn."""
-        stop = _Stop(state, me, self.value)
+    def _best_ends(self, state: Game, me: int, prune: bool, leaves: LeafValues, ends: list[int]) -> None:
+        """:meth:`_line_ends` of every line from a decision of ``me`` within the turn."""
+        stop = _Stop(state, me, leaves)
         legal = state.legal_actions()
         if prune:
             legal = [a for a in legal if a.kind is _DEPLOY or a.kind is _PASS]
-        return max(self._line_value(state, a, me, stop, False) for a in legal)
+        for a in legal:
+            self._line_ends(state, a, me, stop, False, leaves, ends)
+
+
+def best_ends(lines: Sequence[Sequence[int]], values: Sequence[float]) -> list[float]:
+    """Each line's value: the best of ``values`` at its ends (:meth:`GreedyAgent.line_ends`)."""
+    return [max([values[i] for i in ends]) for ends in lines]
 
 
 def _floor_has_targets(state: Game, action: Action) -> bool:
@@ -160,18 +186,18 @@ def _floor_has_targets(state: Game, action: Action) -> bool:
 
 
 class _Stop:
-    """The value of ending the turn in ``state`` with the choices made so far (PASS or
-    NO_CAPTURE), computed once on first use."""
+    """Ending the turn in ``state`` with the choices made so far (PASS or NO_CAPTURE): the position is
+    added to the leaves once, on first use (while ``state`` is as it was given)."""
 
-    __slots__ = ("_game", "_me", "_value", "_value_of")
+    __slots__ = ("_game", "_index", "_leaves", "_me")
 
-    def __init__(self, game: Game, me: int, value_of: PositionValue) -> None:
+    def __init__(self, game: Game, me: int, leaves: LeafValues) -> None:
         self._game = game
         self._me = me
-        self._value_of = value_of
-        self._value: float | None = None
+        self._leaves = leaves
+        self._index = -1
 
-    def value(self) -> float:
-        if self._value is None:
-            self._value = self._value_of.margin(self._game, self._me)
-        return self._value
+    def index(self) -> int:
+        if self._index < 0:
+            self._index = self._leaves.add(self._game, self._me)
+        return self._index

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from carcassonne_env.engine import Game
 
-from .evaluation import PositionValue
+from .evaluation import LeafValues, PositionValue, leaf_values
 from .manifest import PRETRAINED_DIR, verified
 
 __all__ = ["AFTERSTATE_FILES", "AFTERSTATE_LONG_FILES", "LINEAR_FILES", "PRETRAINED_DIR", "FinalScoreValue",
@@ -89,6 +89,10 @@ class PerPlayerCount:
     def margin(self, game: Game, player: int) -> float:
         """``player``'s expected final margin, by the value made for this game's player count."""
         return self.for_players(game.num_players).margin(game, player)
+
+    def leaf_values(self, game: Game) -> LeafValues:
+        """The batched form of the value made for this game's player count, where it has one."""
+        return leaf_values(self.for_players(game.num_players), game)
 
     @classmethod
     def shipped(cls, name: str, files: Mapping[int, str], load: Callable[[Path], FinalScoreValue]) -> PerPlayerCount:

@@ -55,7 +55,7 @@ from typing import Any
 
 from carcassonne_env.players import EngineAgent, as_engine_agent
 
-__all__ = ["AgentSpecError", "Named", "Origin", "Range", "UntrustedSpecError", "check_spec", "is_user_spec",
+__all__ = ["AgentSpecError", "Flag", "Named", "Origin", "Range", "UntrustedSpecError", "check_spec", "is_user_spec",
            "known_agents", "make_agent", "option_reference", "register_agent"]
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -117,6 +117,17 @@ class Named:
         text = ", ".join(self.keys) if self.keys else "no shipped key"
         if self.paths:
             return f"{text}; on the command line also a path" + (f": {self.note}" if self.note else "")
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A bool option; ``note`` says what it turns on (a bare ``bool`` option declares itself too)."""
+
+    note: str = ""
+
+    def describe(self) -> str:
+        text = "0 or 1 (also true/false, yes/no, on/off)"
         return f"{text} ({self.note})" if self.note else text
 
 
@@ -229,7 +240,7 @@ def _untrusted(text: str, origin: Origin, what: str) -> UntrustedSpecError:
 
 
 #: What an option's value must be: a range, shipped keys, a bool — or None (a user agent's option, undeclared).
-_Rule = Range | Named | type[bool] | None
+_Rule = Range | Named | Flag | None
 
 
 @dataclass(frozen=True)
@@ -255,9 +266,9 @@ def _options(factory: Callable[..., Any]) -> dict[str, _Option]:
         rule: _Rule = None
         if typing.get_origin(hint) is typing.Annotated:
             hint, *extras = typing.get_args(hint)
-            rule = next((e for e in extras if isinstance(e, Range | Named)), None)
+            rule = next((e for e in extras if isinstance(e, Range | Named | Flag)), None)
         kind = _base_type(hint, p.default)
-        options[p.name] = _Option(p, kind, bool if rule is None and kind is bool else rule)
+        options[p.name] = _Option(p, kind, Flag() if rule is None and kind is bool else rule)
     return options
 
 
@@ -342,7 +353,7 @@ def option_reference() -> str:
             rows.append(f"| `{name}` | — | | | |")
         for i, (key, option) in enumerate(options.items()):
             rule = option.rule
-            allowed = rule.describe() if isinstance(rule, Range | Named) else "0 or 1 (also true/false, yes/no, on/off)"
+            allowed = rule.describe() if rule is not None else "any"
             default = option.parameter.default
             text = str(default).lower() if isinstance(default, bool) else str(default)
             shown = "—" if default in (inspect.Parameter.empty, None) else f"`{text}`"

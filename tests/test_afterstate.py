@@ -17,7 +17,7 @@ import pytest
 from hidden_pile import with_unseen_pile_permuted
 from playout_invariants import random_game
 
-from agents import AgentSpecError, GreedyAgent, make_agent
+from agents import AgentSpecError, GreedyAgent, make_agent, position_value
 from agents.afterstate import PRETRAINED, AfterstateAgent, load_value_net
 from agents.nets.value_net import FOLLOWER_FEATURES, INPUTS, ValueNet, value_inputs
 from agents.value import FEATURES, LinearValue, design_row, player_features
@@ -163,6 +163,54 @@ def test_a_relative_network_moves_players_against_each_other() -> None:
     assert np.allclose(np.array(plain.final_scores(game)) - end_now, own)
     assert np.allclose(np.array(relative.final_scores(game)) - end_now, own - own.mean())
     assert sum(relative.final_scores(game)) == pytest.approx(sum(end_now))
+
+
+class OneByOne:
+    """A value that only offers ``margin``: the greedy search values each line's end as it reaches it."""
+
+    def __init__(self, value: ValueNet) -> None:
+        self.value = value
+
+    def margins(self, game: Game) -> list[float]:
+        return self.value.margins(game)
+
+    def margin(self, game: Game, player: int) -> float:
+        return self.value.margin(game, player)
+
+
+def test_a_batch_of_positions_is_valued_as_each_position_alone() -> None:
+    """NetLeaves reads each position when it is added and runs the network once: the same numbers as
+    ``margin`` position by position (the shipped network and a relative one of three players), the
+    final scores for a finished game, and nothing of a position changed after it was added."""
+    rng = np.random.default_rng(3)
+    shipped = position_value("afterstate_long").for_players(2)
+    relative = replace(one_layer_net(rng.normal(size=len(INPUTS)), 7.0, {}), relative=True)
+    for net, players in ((shipped, 2), (relative, 3)):
+        games = [random_game(seed, players, stop) for seed, stop in ((20, 30), (21, 90), (22, 160), (23, None))]
+        assert games[-1].is_over
+        leaves = net.leaf_values(games[0])
+        wanted = []
+        for game in games:
+            for p in range(players):
+                assert leaves.add(game, p) == len(wanted)
+                wanted.append(net.margin(game, p))
+        games[0].apply(games[0].legal_actions()[0])  # changed after it was added: the batch read it already
+        assert leaves.values() == wanted
+
+
+def test_greedy_values_its_lines_in_one_batch_with_the_same_numbers() -> None:
+    """GreedyAgent collects the ends of its lines and values them in one batch: every action's value is
+    the one it gets from valuing the ends one by one, in every phase of the turn, fast or not."""
+    net = position_value("afterstate_long").for_players(2)
+    for fast in (False, True):
+        batched, one_by_one = GreedyAgent(fast=fast, value=net), GreedyAgent(fast=fast, value=OneByOne(net))
+        game = random_game(24, stop_after=0)
+        phases = set()
+        while not game.is_over and len(game.history) < 120:
+            phases.add(game.phase)
+            assert batched.action_values(game) == one_by_one.action_values(game)
+            game.apply(batched.choose_action(game))
+        assert {Phase.PLACE, Phase.ACTION} <= phases
 
 
 def test_save_load_and_the_spec(tmp_path: Path) -> None:

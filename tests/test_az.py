@@ -174,14 +174,16 @@ def test_the_az_spec_guides_the_tree_unless_guide_is_0(net: PVNet, monkeypatch: 
         return AZAgent(net, END_NOW)
 
     monkeypatch.setattr(agents.az, "make_az", capture)
-    for spec in ("az:pretrained", "az:pretrained,guide_tree=0", "az:pretrained,guide=0"):
+    for spec in ("az:pretrained", "az:pretrained,guide_tree=0", "az:pretrained,guide=0", "az:pretrained,guide_tree=1"):
         make_agent(spec, seed=0)
-    assert given == [(3.0, True), (3.0, False), (0.0, False)]
+    assert given == [(3.0, True), (3.0, False), (0.0, False), (3.0, True)]
 
 
 def test_a_guided_tree_without_a_guide_is_refused(net: PVNet) -> None:
     with pytest.raises(ValueError, match="guide_tree needs a guide"):
         AZAgent(net, END_NOW, guide=0.0, guide_tree=True)
+    with pytest.raises(AgentSpecError, match="guide_tree=1 needs a guide"):
+        make_agent("az:pretrained,guide=0,guide_tree=1", seed=0)
 
 
 @pytest.mark.parametrize(("guide", "guide_tree"), [(0.0, False), (3.0, False), (3.0, True)])

@@ -41,10 +41,10 @@ from carcassonne_env.engine import Game
 from carcassonne_env.engine.geometry import RING
 from carcassonne_env.engine.tiles import SegmentKind
 
-from ..evaluation import margins
+from ..evaluation import LeafValues, margins
 from ..value import FEATURES, design_row, feature_rows
 
-__all__ = ["FOLLOWER_FEATURES", "INPUTS", "ValueNet", "value_inputs"]
+__all__ = ["FOLLOWER_FEATURES", "INPUTS", "NetLeaves", "ValueNet", "value_inputs"]
 
 #: Per-player features read from the followers on the board, after :data:`agents.value.FEATURES`.
 FOLLOWER_FEATURES: tuple[str, ...] = (
@@ -118,6 +118,13 @@ def value_inputs(game: Game) -> tuple[npt.NDArray[np.float64], list[float], floa
     """The network's inputs: ``(x, end_now, t)``, ``x`` of shape (players, len(INPUTS)) with one
     row per player (see the module docstring), ``end_now`` the scores if the game ended now and
     ``t`` the share of the pile left at the next turn (0 once the game is over)."""
+    rows, end_now, t = _input_rows(game)
+    return np.array(rows, dtype=np.float64), end_now, t
+
+
+def _input_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
+    """:func:`value_inputs` with ``x`` as lists (built as lists and converted once: this runs at every
+    leaf of a search, and a batch converts all of its positions at once)."""
     f, end_now, t = feature_rows(game)
     own = [a + b for a, b in zip(f, _follower_features(game), strict=True)]
     n = len(own)
@@ -126,9 +133,7 @@ def value_inputs(game: Game) -> tuple[npt.NDArray[np.float64], list[float], floa
     else:
         table = np.array(own, dtype=np.float64)
         other = [np.delete(table, p, axis=0).max(axis=0).tolist() for p in range(n)]
-    # built as lists and converted once: this runs at every leaf of a search
-    x = np.array([a + b + [t, t * t] for a, b in zip(own, other, strict=True)], dtype=np.float64)
-    return x, end_now, t
+    return [a + b + [t, t * t] for a, b in zip(own, other, strict=True)], end_now, t
 
 
 @dataclass(frozen=True)
@@ -202,6 +207,10 @@ class ValueNet:
         """``player``'s expected final margin (a :class:`~agents.greedy.GreedyAgent` ``value``)."""
         return self.margins(game)[player]
 
+    def leaf_values(self, game: Game) -> NetLeaves:
+        """The batched form for positions of ``game``'s player count (:func:`agents.evaluation.leaf_values`)."""
+        return NetLeaves(self)
+
     def check_config(self, config: dict[str, Any]) -> None:
         """Raise ValueError when ``config`` (``GameConfig.to_dict()``) is not the one trained for."""
         if config != self.config:
@@ -236,3 +245,42 @@ class ValueNet:
                            dict(meta["config"]), dict(meta.get("info", {})), linear, bool(meta.get("relative", False)))
         except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as e:  # a truncated file too
             raise ValueError(f"ValueNet: cannot load {path}: {type(e).__name__}: {e}") from None
+
+
+class NetLeaves(LeafValues):
+    """:class:`~agents.evaluation.LeafValues` of a :class:`ValueNet`: each position's inputs are read
+    when it is added, the network runs once over all of them in :meth:`values`. The numbers are
+    :meth:`ValueNet.margin`'s (the rows of one matrix product are the products of each row; the
+    players of one position stay on their own axis, so a relative network centres over them alone)."""
+
+    def __init__(self, net: ValueNet) -> None:
+        super().__init__(net)
+        self._net = net
+        self._pending: list[int] = []
+        self._players: list[int] = []
+        self._rows: list[list[list[float]]] = []
+        self._end_now: list[list[float]] = []
+        self._t: list[float] = []
+
+    def add(self, game: Game, player: int) -> int:
+        if game.is_over:  # the final scores, no network
+            return self.add_margin(margins([float(s) for s in game.scores])[player])
+        rows, end_now, t = _input_rows(game)
+        index = self.add_margin(0.0)  # its place, filled by values()
+        self._pending.append(index)
+        self._players.append(player)
+        self._rows.append(rows)
+        self._end_now.append(end_now)
+        self._t.append(t)
+        return index
+
+    def values(self) -> list[float]:
+        out = super().values()
+        if self._pending:
+            x = np.array(self._rows, dtype=np.float64)
+            corrections = self._net.corrections(x, np.array(self._t, dtype=np.float64)[:, None]).tolist()
+            for index, player, end_now, c in zip(self._pending, self._players, self._end_now, corrections,
+                                                 strict=True):
+                out[index] = margins([e + ci for e, ci in zip(end_now, c, strict=True)])[player]
+            self._pending, self._players, self._rows, self._end_now, self._t = [], [], [], [], []
+        return out
