@@ -42,11 +42,11 @@ first actions) and its value is the best of those lines' values: the mover's mar
 line of the turn by the look-ahead, as ``mcts:pretrained`` ranks and values each new node with a greedy
 valuation, but of ``guide_k`` actions instead of all. The lines of all the nodes of one network pass
 end in one batch of the base value (:meth:`~agents.greedy.GreedyAgent.line_ends`: a network base
-value runs once over every line's end, with the numbers it gives one position at a time). A recorded π′ is over the root's visits, so with
-the guide it holds the actions the guide let the root play: ``carcassonne train az`` records with
-``guide=0``. The look-ahead ends the turn on the public state, whose next draw is the catalogue's order
-(never the hidden pile). ``AZAgent`` defaults to no guide; the ``az:`` spec's default is
-:data:`agents.AZ_GUIDE`, in the tree too.
+value runs once over every line's end, with the numbers it gives one position at a time). A recorded
+π′ is over the root's visits, so with the guide it holds the actions the guide let the root play:
+``carcassonne train az`` records with ``guide=0``. The look-ahead ends the turn on the public state,
+whose next draw is the catalogue's order (never the hidden pile). ``AZAgent`` defaults to no guide;
+the ``az:`` spec's default is :data:`agents.AZ_GUIDE`, in the tree too.
 
 ``last_simulations`` counts the leaves the last decision valued (network positions and new game ends),
 the figure of ``carcassonne bench agent``'s simulations/s. ``sims=0`` plays without a tree: the legal
