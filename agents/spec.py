@@ -127,8 +127,8 @@ class Flag:
     note: str = ""
 
     def describe(self) -> str:
-        text = "0 or 1 (also true/false, yes/no, on/off)"
-        return f"{text} ({self.note})" if self.note else text
+        also = "(also true/false, yes/no, on/off)"
+        return f"0 or 1: {self.note} {also}" if self.note else f"0 or 1 {also}"
 
 
 def _number(x: float) -> str:

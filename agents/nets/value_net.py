@@ -136,6 +136,11 @@ def _input_rows(game: Game) -> tuple[list[list[float]], list[float], float]:
     return [a + b + [t, t * t] for a, b in zip(own, other, strict=True)], end_now, t
 
 
+def _corrected(end_now: list[float], corrections: list[float]) -> list[float]:
+    """Each player's expected final score: the end-now score plus the network's correction."""
+    return [e + c for e, c in zip(end_now, corrections, strict=True)]
+
+
 @dataclass(frozen=True)
 class ValueNet:
     """Expected final scores from :func:`value_inputs` and an MLP (ReLU hidden layers).
@@ -197,7 +202,7 @@ class ValueNet:
         if game.is_over:
             return [float(s) for s in game.scores]
         x, end_now, t = value_inputs(game)
-        return [e + c for e, c in zip(end_now, self.corrections(x, t).tolist(), strict=True)]
+        return _corrected(end_now, self.corrections(x, t).tolist())
 
     def margins(self, game: Game) -> list[float]:
         """Each player's expected final score minus the best other player's."""
@@ -264,7 +269,7 @@ class NetLeaves(LeafValues):
 
     def add(self, game: Game, player: int) -> int:
         if game.is_over:  # the final scores, no network
-            return self.add_margin(margins([float(s) for s in game.scores])[player])
+            return self.add_margin(self._net.margin(game, player))
         rows, end_now, t = _input_rows(game)
         index = self.add_margin(0.0)  # its place, filled by values()
         self._pending.append(index)
@@ -281,6 +286,6 @@ class NetLeaves(LeafValues):
             corrections = self._net.corrections(x, np.array(self._t, dtype=np.float64)[:, None]).tolist()
             for index, player, end_now, c in zip(self._pending, self._players, self._end_now, corrections,
                                                  strict=True):
-                out[index] = margins([e + ci for e, ci in zip(end_now, c, strict=True)])[player]
+                out[index] = margins(_corrected(end_now, c))[player]
             self._pending, self._players, self._rows, self._end_now, self._t = [], [], [], [], []
         return out
