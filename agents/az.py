@@ -316,7 +316,8 @@ class AZAgent:
 
     def _evaluate(self, nodes: list[Node]) -> None:
         """Legal actions, logits and values of ``nodes`` from one network pass (each encoded by a copy
-        of the root's encoder synced to it)."""
+        of the root's encoder synced to it); with ``guide_tree`` the logits become the guide's prior and
+        the values its best lines' (:meth:`_guided`, one batch of the base value)."""
         assert self._encoder is not None
         observations, legal = [], []
         for node in nodes:

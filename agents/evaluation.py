@@ -101,12 +101,13 @@ class LeafValues:
         return len(self._margins) - 1
 
     def values(self) -> list[float]:
-        """The margins recorded, in the order of their indices."""
-        return self._margins
+        """The margins recorded so far, in the order of their indices (a copy: more may be added after)."""
+        return list(self._margins)
 
 
 def leaf_values(value: PositionValue, game: Game) -> LeafValues:
     """A :class:`LeafValues` for positions of ``game``'s kind (its player count): ``value``'s batched
-    form when it offers one (a ``leaf_values(game)`` method), else one that values as it goes."""
+    form when it offers one (a ``leaf_values(game)`` method, which must return a :class:`LeafValues`
+    subclass), else one that values as it goes."""
     make: Callable[[Game], LeafValues] | None = getattr(value, "leaf_values", None)
     return make(game) if make is not None else LeafValues(value)

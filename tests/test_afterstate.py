@@ -196,21 +196,40 @@ def test_a_batch_of_positions_is_valued_as_each_position_alone() -> None:
                 wanted.append(net.margin(game, p))
         games[0].apply(games[0].legal_actions()[0])  # changed after it was added: the batch read it already
         assert leaves.values() == wanted
+        assert leaves.add(games[1], 0) == len(wanted)  # more after a read: the earlier values stay
+        assert leaves.values() == [*wanted, net.margin(games[1], 0)]
 
 
-def test_greedy_values_its_lines_in_one_batch_with_the_same_numbers() -> None:
-    """GreedyAgent collects the ends of its lines and values them in one batch: every action's value is
-    the one it gets from valuing the ends one by one, in every phase of the turn, fast or not."""
+def test_greedy_values_its_lines_in_one_batch_with_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GreedyAgent collects the ends of its lines and values them in one batch, one network run a call:
+    every action's value is the one it gets from valuing the ends one by one, in every phase of the turn,
+    fast or not, on the tower variant and on the base game (whose placements are searched in place and
+    undone, after the batch has read the positions)."""
     net = position_value("afterstate_long").for_players(2)
-    for fast in (False, True):
-        batched, one_by_one = GreedyAgent(fast=fast, value=net), GreedyAgent(fast=fast, value=OneByOne(net))
-        game = random_game(24, stop_after=0)
-        phases = set()
-        while not game.is_over and len(game.history) < 120:
-            phases.add(game.phase)
-            assert batched.action_values(game) == one_by_one.action_values(game)
-            game.apply(batched.choose_action(game))
-        assert {Phase.PLACE, Phase.ACTION} <= phases
+    runs = []
+    corrections = ValueNet.corrections
+
+    def counted(self: ValueNet, x: np.ndarray, t: np.ndarray | float) -> np.ndarray:
+        runs.append(len(x))
+        return corrections(self, x, t)
+
+    monkeypatch.setattr(ValueNet, "corrections", counted)
+    largest = 0
+    for expansions in (TOWER_VARIANT, ()):
+        for fast in (False, True):
+            batched, one_by_one = GreedyAgent(fast=fast, value=net), GreedyAgent(fast=fast, value=OneByOne(net))
+            game = random_game(24, stop_after=0, expansions=expansions)
+            phases = set()
+            while not game.is_over and len(game.history) < 120:
+                phases.add(game.phase)
+                runs.clear()
+                batched_values = batched.action_values(game)
+                assert len(runs) <= 1  # one network run for all the lines' ends
+                largest = max(largest, *runs, 0)
+                assert batched_values == one_by_one.action_values(game)
+                game.apply(batched.choose_action(game))
+            assert {Phase.PLACE, Phase.ACTION} <= phases
+    assert largest > 10  # batches of many positions, not one at a time
 
 
 def test_save_load_and_the_spec(tmp_path: Path) -> None:

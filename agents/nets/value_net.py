@@ -255,8 +255,9 @@ class ValueNet:
 class NetLeaves(LeafValues):
     """:class:`~agents.evaluation.LeafValues` of a :class:`ValueNet`: each position's inputs are read
     when it is added, the network runs once over all of them in :meth:`values`. The numbers are
-    :meth:`ValueNet.margin`'s (the rows of one matrix product are the products of each row; the
-    players of one position stay on their own axis, so a relative network centres over them alone)."""
+    :meth:`ValueNet.margin`'s: the batch is stacked as (positions, players, inputs), so numpy's matrix
+    product runs each position's (players, inputs) block as ``margin`` does, and a relative network
+    centres over a position's players alone."""
 
     def __init__(self, net: ValueNet) -> None:
         super().__init__(net)
@@ -280,12 +281,11 @@ class NetLeaves(LeafValues):
         return index
 
     def values(self) -> list[float]:
-        out = super().values()
         if self._pending:
             x = np.array(self._rows, dtype=np.float64)
             corrections = self._net.corrections(x, np.array(self._t, dtype=np.float64)[:, None]).tolist()
             for index, player, end_now, c in zip(self._pending, self._players, self._end_now, corrections,
                                                  strict=True):
-                out[index] = margins(_corrected(end_now, c))[player]
+                self._margins[index] = margins(_corrected(end_now, c))[player]
             self._pending, self._players, self._rows, self._end_now, self._t = [], [], [], [], []
-        return out
+        return super().values()
